@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The project's test command: formatting, vet, race-checked unit tests of
+# the concurrent packages, then every test. CI runs exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test -race (packages with concurrency)"
+go test -race -count=1 \
+  ./pkg/storage/... \
+  ./pkg/server/... \
+  ./pkg/endpoints/... \
+  ./pkg/registry/...
+
+echo "== go test"
+go test -count=1 ./...

@@ -1,0 +1,86 @@
+package printers
+
+import (
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+)
+
+// builtinKinds lists the kinds with a printer of their own.
+func builtinKinds() []kind {
+	return []kind{
+		// core/v1
+		newKind(&corev1.Pod{}, &corev1.PodList{}, podColumns, rowOf(printPod)),
+		newKind(&corev1.Namespace{}, &corev1.NamespaceList{}, namespaceColumns, cellsOf(printNamespace)),
+		newKind(&corev1.ConfigMap{}, &corev1.ConfigMapList{}, configMapColumns, cellsOf(printConfigMap)),
+		newKind(&corev1.Secret{}, &corev1.SecretList{}, secretColumns, cellsOf(printSecret)),
+		newKind(&corev1.ServiceAccount{}, &corev1.ServiceAccountList{}, serviceAccountColumns, cellsOf(printServiceAccount)),
+		newKind(&corev1.Service{}, &corev1.ServiceList{}, serviceColumns, cellsOf(printService)),
+		newKind(&corev1.Endpoints{}, &corev1.EndpointsList{}, endpointsColumns, cellsOf(printEndpoints)),
+		newKind(&corev1.Node{}, &corev1.NodeList{}, nodeColumns, cellsOf(printNode)),
+		newKind(&corev1.Event{}, &corev1.EventList{}, eventColumns, cellsOf(printCoreEvent)),
+		newKind(&corev1.ReplicationController{}, &corev1.ReplicationControllerList{}, replicationControllerColumns, cellsOf(printReplicationController)),
+		newKind(&corev1.PodTemplate{}, &corev1.PodTemplateList{}, podTemplateColumns, cellsOf(printPodTemplate)),
+		newKind(&corev1.ResourceQuota{}, &corev1.ResourceQuotaList{}, resourceQuotaColumns, cellsOf(printResourceQuota)),
+		newKind(&corev1.PersistentVolume{}, &corev1.PersistentVolumeList{}, persistentVolumeColumns, cellsOf(printPersistentVolume)),
+		newKind(&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolumeClaimList{}, persistentVolumeClaimColumns, cellsOf(printPersistentVolumeClaim)),
+
+		// apps/v1
+		newKind(&appsv1.Deployment{}, &appsv1.DeploymentList{}, deploymentColumns, cellsOf(printDeployment)),
+		newKind(&appsv1.ReplicaSet{}, &appsv1.ReplicaSetList{}, replicaSetColumns, cellsOf(printReplicaSet)),
+		newKind(&appsv1.StatefulSet{}, &appsv1.StatefulSetList{}, statefulSetColumns, cellsOf(printStatefulSet)),
+		newKind(&appsv1.DaemonSet{}, &appsv1.DaemonSetList{}, daemonSetColumns, cellsOf(printDaemonSet)),
+		newKind(&appsv1.ControllerRevision{}, &appsv1.ControllerRevisionList{}, controllerRevisionColumns, fallibleCellsOf(printControllerRevision)),
+
+		// batch/v1
+		newKind(&batchv1.Job{}, &batchv1.JobList{}, jobColumns, cellsOf(printJob)),
+		newKind(&batchv1.CronJob{}, &batchv1.CronJobList{}, cronJobColumns, cellsOf(printCronJob)),
+
+		// autoscaling/v1: the scale subresource has no list.
+		newKind(&autoscalingv1.Scale{}, nil, scaleColumns, cellsOf(printScale)),
+
+		// coordination.k8s.io/v1
+		newKind(&coordinationv1.Lease{}, &coordinationv1.LeaseList{}, leaseColumns, cellsOf(printLease)),
+
+		// events.k8s.io/v1
+		newKind(&eventsv1.Event{}, &eventsv1.EventList{}, eventColumns, cellsOf(printEventsEvent)),
+
+		// rbac.authorization.k8s.io/v1
+		newKind(&rbacv1.RoleBinding{}, &rbacv1.RoleBindingList{}, roleBindingColumns, cellsOf(printRoleBinding)),
+		newKind(&rbacv1.ClusterRoleBinding{}, &rbacv1.ClusterRoleBindingList{}, clusterRoleBindingColumns, cellsOf(printClusterRoleBinding)),
+
+		// flowcontrol.apiserver.k8s.io/v1
+		ordered(newKind(&flowcontrolv1.FlowSchema{}, &flowcontrolv1.FlowSchemaList{}, flowSchemaColumns, cellsOf(printFlowSchema)), flowSchemaOrder),
+		newKind(&flowcontrolv1.PriorityLevelConfiguration{}, &flowcontrolv1.PriorityLevelConfigurationList{}, priorityLevelColumns, cellsOf(printPriorityLevel)),
+
+		// scheduling.k8s.io/v1, policy/v1
+		newKind(&schedulingv1.PriorityClass{}, &schedulingv1.PriorityClassList{}, priorityClassColumns, cellsOf(printPriorityClass)),
+		newKind(&policyv1.PodDisruptionBudget{}, &policyv1.PodDisruptionBudgetList{}, podDisruptionBudgetColumns, cellsOf(printPodDisruptionBudget)),
+
+		// networking.k8s.io/v1, discovery.k8s.io/v1
+		newKind(&networkingv1.Ingress{}, &networkingv1.IngressList{}, ingressColumns, cellsOf(printIngress)),
+		newKind(&networkingv1.IngressClass{}, &networkingv1.IngressClassList{}, ingressClassColumns, cellsOf(printIngressClass)),
+		newKind(&networkingv1.NetworkPolicy{}, &networkingv1.NetworkPolicyList{}, networkPolicyColumns, cellsOf(printNetworkPolicy)),
+		newKind(&discoveryv1.EndpointSlice{}, &discoveryv1.EndpointSliceList{}, endpointSliceColumns, cellsOf(printEndpointSlice)),
+
+		// storage.k8s.io/v1
+		newKind(&storagev1.StorageClass{}, &storagev1.StorageClassList{}, storageClassColumns, cellsOf(printStorageClass)),
+
+		// admissionregistration.k8s.io/v1, certificates.k8s.io/v1
+		newKind(&admissionregistrationv1.MutatingWebhookConfiguration{}, &admissionregistrationv1.MutatingWebhookConfigurationList{}, webhookConfigurationColumns, cellsOf(printMutatingWebhookConfiguration)),
+		newKind(&admissionregistrationv1.ValidatingWebhookConfiguration{}, &admissionregistrationv1.ValidatingWebhookConfigurationList{}, webhookConfigurationColumns, cellsOf(printValidatingWebhookConfiguration)),
+		newKind(&certificatesv1.CertificateSigningRequest{}, &certificatesv1.CertificateSigningRequestList{}, certificateSigningRequestColumns, cellsOf(printCertificateSigningRequest)),
+	}
+}
