@@ -1,0 +1,35 @@
+// Package storagebackend makes the storage.Interface of each resource from
+// one etcd client: keys below the configured prefix, values encoded in
+// the resource's hub version as kube-apiserver stores them (protobuf with
+// the k8s\x00 envelope for built-in types).
+package storagebackend
+
+import (
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
+)
+
+// Factory makes the storage of built-in resources.
+type Factory struct {
+	Client *clientv3.Client
+	// Prefix is --etcd-prefix, "/registry" by default.
+	Prefix string
+}
+
+// NewStorage returns the storage of one resource, encoding in hub.
+func (f *Factory) NewStorage(resource schema.GroupResource, hub schema.GroupVersion, newFunc, newListFunc func() runtime.Object) (storage.Interface, error) {
+	return etcd3.New(f.Client, ProtobufCodec(hub), newFunc, newListFunc, f.Prefix, resource), nil
+}
+
+// ProtobufCodec encodes objects as protobuf in version gv and decodes
+// them into gv.
+func ProtobufCodec(gv schema.GroupVersion) runtime.Codec {
+	pb := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
+	return scheme.Codecs.CodecForVersions(pb, pb, gv, gv)
+}
