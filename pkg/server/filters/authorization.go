@@ -1,0 +1,123 @@
+package filters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
+)
+
+// WithAuthorization lets a request through only if a allows it. Denied
+// requests (and requests no authorizer has an opinion on) get kube-
+// apiserver's 403 Forbidden Status, whose message says who cannot do
+// what, followed by the authorizer's reason if it gave one:
+//
+//	pods "p" is forbidden: User "alice" cannot get resource "pods" in API group "" in the namespace "ns"
+//	nodes is forbidden: User "alice" cannot list resource "nodes" in API group "" at the cluster scope
+//	forbidden: User "alice" cannot get path "/metrics"
+//
+// An authorizer that fails without allowing yields a 500: the request
+// might have been allowed, so a 403 would mislead.
+//
+// A nil logger means slog.Default(). a must not be nil: a server without
+// authorization uses an authorizer that allows everything.
+func WithAuthorization(handler http.Handler, a authorizer.Authorizer, logger *slog.Logger) http.Handler {
+	if a == nil {
+		panic("filters.WithAuthorization: nil authorizer")
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		attrs, err := AuthorizerAttributes(ctx)
+		if err != nil {
+			responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(err))
+			return
+		}
+		decision, reason, err := a.Authorize(ctx, attrs)
+		// An authorizer may allow despite an error (RBAC with one broken
+		// binding among good ones), so the decision comes first.
+		if decision == authorizer.DecisionAllow {
+			handler.ServeHTTP(w, r)
+			return
+		}
+		if err != nil {
+			logger.Error("Authorization failed", "err", err, "method", r.Method, "uri", r.RequestURI)
+			responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(err))
+			return
+		}
+		logger.Debug("Forbidden", "method", r.Method, "uri", r.RequestURI, "reason", reason)
+		responsewriters.WriteErrorStatus(w, r, forbidden(attrs, reason))
+	})
+}
+
+// AuthorizerAttributes are the attributes of the request of ctx, from its
+// RequestInfo and user.
+func AuthorizerAttributes(ctx context.Context) (authorizer.AttributesRecord, error) {
+	info, ok := request.RequestInfoFrom(ctx)
+	if !ok {
+		return authorizer.AttributesRecord{}, errNoRequestInfo
+	}
+	attrs := authorizer.AttributesRecord{
+		Verb:            info.Verb,
+		Namespace:       info.Namespace,
+		APIGroup:        info.APIGroup,
+		APIVersion:      info.APIVersion,
+		Resource:        info.Resource,
+		Subresource:     info.Subresource,
+		Name:            info.Name,
+		ResourceRequest: info.IsResourceRequest,
+		Path:            info.Path,
+	}
+	if u, ok := request.UserFrom(ctx); ok {
+		attrs.User = u
+	}
+	return attrs, nil
+}
+
+// htmlEscaper keeps a forbidden message from looking like HTML to a
+// browser that ignores the content type: the message quotes the path and
+// names the client chose.
+var htmlEscaper = strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;")
+
+// forbidden is kube-apiserver's 403 for attrs.
+func forbidden(attrs authorizer.Attributes, reason string) error {
+	msg := htmlEscaper.Replace(forbiddenMessage(attrs))
+	if reason != "" {
+		msg += ": " + reason
+	}
+	gr := schema.GroupResource{Group: attrs.GetAPIGroup(), Resource: attrs.GetResource()}
+	return apierrors.NewForbidden(gr, attrs.GetName(), errors.New(msg))
+}
+
+// forbiddenMessage says who cannot do what. apierrors.NewForbidden puts
+// the resource (and name) in front of it.
+func forbiddenMessage(attrs authorizer.Attributes) string {
+	username := ""
+	if u := attrs.GetUser(); u != nil {
+		username = u.GetName()
+	}
+	if !attrs.IsResourceRequest() {
+		return fmt.Sprintf("User %q cannot %s path %q", username, attrs.GetVerb(), attrs.GetPath())
+	}
+	resource := attrs.GetResource()
+	if sub := attrs.GetSubresource(); sub != "" {
+		resource += "/" + sub
+	}
+	if ns := attrs.GetNamespace(); ns != "" {
+		return fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q",
+			username, attrs.GetVerb(), resource, attrs.GetAPIGroup(), ns)
+	}
+	return fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope",
+		username, attrs.GetVerb(), resource, attrs.GetAPIGroup())
+}
