@@ -1,0 +1,70 @@
+// Package scheme holds the one runtime.Scheme of kapi: every served type,
+// its defaulting and conversion functions, and the codecs built from it.
+// It is the only process-wide mutable state, filled once at init.
+package scheme
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/apis/apps"
+	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/apis/events"
+)
+
+var (
+	// Scheme knows every type kapi serves.
+	Scheme = runtime.NewScheme()
+	// Codecs encodes and decodes the types of Scheme in JSON, YAML and
+	// protobuf.
+	Codecs = serializer.NewCodecFactory(Scheme)
+	// ParameterCodec decodes query parameters into option types such as
+	// metav1.ListOptions.
+	ParameterCodec = runtime.NewParameterCodec(Scheme)
+)
+
+// adders register the groups kapi serves. Defaulting and conversion
+// functions are registered by the packages that own them (pkg/apis/...),
+// through AddToScheme functions called from here.
+var adders = []func(*runtime.Scheme) error{
+	corev1.AddToScheme,
+	appsv1.AddToScheme,
+	autoscalingv1.AddToScheme,
+	coordinationv1.AddToScheme,
+	eventsv1.AddToScheme,
+	authenticationv1.AddToScheme,
+	networkingv1.AddToScheme,
+	core.AddDefaults,
+	apps.AddDefaults,
+	events.AddConversions,
+}
+
+func init() {
+	// meta.k8s.io/v1: Status, Table, PartialObjectMetadata, WatchEvent and
+	// the option types used as query parameters, unversioned in every
+	// group.
+	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
+	metav1.AddToGroupVersion(Scheme, metav1.SchemeGroupVersion)
+	utilruntime.Must(metav1.AddMetaToScheme(Scheme))
+	for _, add := range adders {
+		utilruntime.Must(add(Scheme))
+	}
+}
+
+// Register adds more functions to Scheme (defaulting, conversion). It is
+// meant to be called from init functions only.
+func Register(fns ...func(*runtime.Scheme) error) {
+	for _, fn := range fns {
+		utilruntime.Must(fn(Scheme))
+	}
+}

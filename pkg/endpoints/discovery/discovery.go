@@ -1,0 +1,232 @@
+// Package discovery serves what the API offers: the legacy documents
+// (/api, /apis, /apis/<group>, /apis/<group>/<version>) and aggregated
+// discovery (apidiscovery.k8s.io/v2), from one registry of served group
+// versions that every server of the delegation chain adds to.
+package discovery
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+)
+
+// StorageVersionHash is kube-apiserver's opaque hash of a storage version:
+// the first 8 bytes of the SHA-256 of "group/version/kind", in base64.
+// Clients only compare it for equality to notice storage version changes.
+func StorageVersionHash(gvk schema.GroupVersionKind) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%s", gvk.Group, gvk.Version, gvk.Kind)))
+	return base64.StdEncoding.EncodeToString(sum[:8])
+}
+
+// GroupVersion is one served group version and its resources, in the form
+// of the legacy document (metav1.APIResource; subresources are entries
+// named "resource/subresource").
+type GroupVersion struct {
+	GroupVersion schema.GroupVersion
+	Resources    []metav1.APIResource
+	// Priority orders the groups and versions: higher first. Versions of
+	// a group are ordered by their own priority, the first being the
+	// preferred one.
+	GroupPriority   int
+	VersionPriority int
+}
+
+// Registry holds the served group versions. It is safe for concurrent use:
+// CRDs add and remove group versions while clients read.
+type Registry struct {
+	mu     sync.RWMutex
+	byGV   map[schema.GroupVersion]GroupVersion
+	cached *documents // built lazily after each change
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{byGV: map[schema.GroupVersion]GroupVersion{}}
+}
+
+// Set adds or replaces a group version.
+func (r *Registry) Set(gv GroupVersion) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := append([]metav1.APIResource(nil), gv.Resources...)
+	sort.Slice(res, func(i, j int) bool { return res[i].Name < res[j].Name })
+	gv.Resources = res
+	r.byGV[gv.GroupVersion] = gv
+	r.cached = nil
+}
+
+// Remove removes a group version.
+func (r *Registry) Remove(gv schema.GroupVersion) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.byGV, gv)
+	r.cached = nil
+}
+
+// Has reports whether gv is served.
+func (r *Registry) Has(gv schema.GroupVersion) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.byGV[gv]
+	return ok
+}
+
+// HasGroup reports whether any version of group is served.
+func (r *Registry) HasGroup(group string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for gv := range r.byGV {
+		if gv.Group == group {
+			return true
+		}
+	}
+	return false
+}
+
+// documents are the discovery documents of one state of the registry,
+// built once per change and shared by every request until the next.
+type documents struct {
+	legacyVersions []string                                        // /api
+	groups         []metav1.APIGroup                               // /apis, in order
+	groupByName    map[string]*metav1.APIGroup                     // /apis/<group>
+	resourceLists  map[schema.GroupVersion]*metav1.APIResourceList // /apis/<g>/<v>, /api/v1
+	aggregatedAPI  *apidiscoveryv2.APIGroupDiscoveryList           // /api, aggregated
+	aggregatedAPIs *apidiscoveryv2.APIGroupDiscoveryList           // /apis, aggregated
+}
+
+func (r *Registry) docs() *documents {
+	r.mu.RLock()
+	d := r.cached
+	r.mu.RUnlock()
+	if d != nil {
+		return d
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cached == nil {
+		r.cached = build(r.byGV)
+	}
+	return r.cached
+}
+
+// build computes every document from the served group versions.
+func build(byGV map[schema.GroupVersion]GroupVersion) *documents {
+	d := &documents{
+		groupByName:    map[string]*metav1.APIGroup{},
+		resourceLists:  map[schema.GroupVersion]*metav1.APIResourceList{},
+		aggregatedAPI:  newAggregatedList(),
+		aggregatedAPIs: newAggregatedList(),
+	}
+	// Group the versions, order versions within each group and groups
+	// among themselves.
+	byGroup := map[string][]GroupVersion{}
+	for _, gv := range byGV {
+		byGroup[gv.GroupVersion.Group] = append(byGroup[gv.GroupVersion.Group], gv)
+	}
+	names := make([]string, 0, len(byGroup))
+	for name, versions := range byGroup {
+		sort.Slice(versions, func(i, j int) bool {
+			if versions[i].VersionPriority != versions[j].VersionPriority {
+				return versions[i].VersionPriority > versions[j].VersionPriority
+			}
+			return version.CompareKubeAwareVersionStrings(versions[i].GroupVersion.Version, versions[j].GroupVersion.Version) > 0
+		})
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		pi, pj := byGroup[names[i]][0].GroupPriority, byGroup[names[j]][0].GroupPriority
+		if pi != pj {
+			return pi > pj
+		}
+		return names[i] < names[j]
+	})
+
+	for _, name := range names {
+		versions := byGroup[name]
+		for _, gv := range versions {
+			d.resourceLists[gv.GroupVersion] = &metav1.APIResourceList{
+				TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+				GroupVersion: gv.GroupVersion.String(),
+				APIResources: gv.Resources,
+			}
+		}
+		agg := aggregatedGroup(name, versions)
+		if name == "" {
+			for _, gv := range versions {
+				d.legacyVersions = append(d.legacyVersions, gv.GroupVersion.Version)
+			}
+			d.aggregatedAPI.Items = append(d.aggregatedAPI.Items, agg)
+			continue
+		}
+		g := metav1.APIGroup{Name: name}
+		for _, gv := range versions {
+			g.Versions = append(g.Versions, metav1.GroupVersionForDiscovery{GroupVersion: gv.GroupVersion.String(), Version: gv.GroupVersion.Version})
+		}
+		g.PreferredVersion = g.Versions[0]
+		d.groups = append(d.groups, g)
+		d.aggregatedAPIs.Items = append(d.aggregatedAPIs.Items, agg)
+	}
+	for i := range d.groups {
+		d.groupByName[d.groups[i].Name] = &d.groups[i]
+	}
+	return d
+}
+
+func newAggregatedList() *apidiscoveryv2.APIGroupDiscoveryList {
+	return &apidiscoveryv2.APIGroupDiscoveryList{
+		TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: apidiscoveryv2.SchemeGroupVersion.String()},
+	}
+}
+
+// aggregatedGroup is the apidiscovery.k8s.io/v2 form of a group: each
+// resource carries its subresources.
+func aggregatedGroup(name string, versions []GroupVersion) apidiscoveryv2.APIGroupDiscovery {
+	g := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	for _, gv := range versions {
+		v := apidiscoveryv2.APIVersionDiscovery{Version: gv.GroupVersion.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
+		index := map[string]int{}
+		for _, r := range gv.Resources {
+			parent, sub, isSub := strings.Cut(r.Name, "/")
+			if !isSub {
+				index[parent] = len(v.Resources)
+				v.Resources = append(v.Resources, aggregatedResource(r))
+				continue
+			}
+			i, ok := index[parent]
+			if !ok {
+				continue
+			}
+			v.Resources[i].Subresources = append(v.Resources[i].Subresources, apidiscoveryv2.APISubresourceDiscovery{
+				Subresource:  sub,
+				ResponseKind: &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
+				Verbs:        r.Verbs,
+			})
+		}
+		g.Versions = append(g.Versions, v)
+	}
+	return g
+}
+
+func aggregatedResource(r metav1.APIResource) apidiscoveryv2.APIResourceDiscovery {
+	scope := apidiscoveryv2.ScopeCluster
+	if r.Namespaced {
+		scope = apidiscoveryv2.ScopeNamespace
+	}
+	return apidiscoveryv2.APIResourceDiscovery{
+		Resource:         r.Name,
+		ResponseKind:     &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
+		Scope:            scope,
+		SingularResource: r.SingularName,
+		Verbs:            r.Verbs,
+		ShortNames:       r.ShortNames,
+		Categories:       r.Categories,
+	}
+}

@@ -1,0 +1,141 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/negotiation"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
+)
+
+// readBody reads a request body up to the scope's limit; a larger body is
+// kube-apiserver's 413.
+func (s *RequestScope) readBody(r *http.Request) ([]byte, error) {
+	limit := s.MaxRequestBodyBytes
+	if limit <= 0 {
+		limit = DefaultMaxRequestBodyBytes
+	}
+	if r.ContentLength > limit {
+		return nil, tooLarge(limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		var maxErr *http.MaxBytesError
+		if errors.As(err, &maxErr) {
+			return nil, tooLarge(limit)
+		}
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to read request body: %v", err))
+	}
+	if int64(len(data)) > limit {
+		return nil, tooLarge(limit)
+	}
+	return data, nil
+}
+
+func tooLarge(limit int64) error {
+	return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+}
+
+// fieldValidation returns the request's fieldValidation directive,
+// defaulting to Warn as kube-apiserver does.
+func fieldValidation(r *http.Request) (string, error) {
+	v := r.URL.Query().Get("fieldValidation")
+	switch v {
+	case "":
+		return metav1.FieldValidationWarn, nil
+	case metav1.FieldValidationIgnore, metav1.FieldValidationWarn, metav1.FieldValidationStrict:
+		return v, nil
+	}
+	return "", apierrors.NewBadRequest(fmt.Sprintf("fieldValidation parameter unsupported: %v", v))
+}
+
+// decodeBody decodes a create or update body into the served kind,
+// reporting unknown and duplicate fields as fieldValidation asks, and
+// returns it converted to the hub version and defaulted.
+func (s *RequestScope) decodeBody(ctx context.Context, r *http.Request) (runtime.Object, error) {
+	body, err := s.readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	validation, err := fieldValidation(r)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := s.decode(ctx, r, body, validation)
+	if err != nil {
+		return nil, err
+	}
+	return s.toHub(obj)
+}
+
+// decode decodes body (in the request's Content-Type) into the served
+// kind and defaults it.
+func (s *RequestScope) decode(ctx context.Context, r *http.Request, body []byte, validation string) (runtime.Object, error) {
+	serializers := s.Serializer.SupportedMediaTypes()
+	if validation != metav1.FieldValidationIgnore && s.StrictSerializer != nil {
+		serializers = s.StrictSerializer.SupportedMediaTypes()
+	}
+	info, err := negotiation.NegotiateInput(r, serializers)
+	if err != nil {
+		return nil, err
+	}
+	return s.decodeWith(ctx, info.Serializer, body, validation)
+}
+
+// decodeWith decodes body with dec into the served kind.
+func (s *RequestScope) decodeWith(ctx context.Context, dec runtime.Decoder, body []byte, validation string) (runtime.Object, error) {
+	into, err := s.Creater.New(s.Kind)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	obj, gvk, err := dec.Decode(body, &s.Kind, into)
+	if err != nil {
+		if !runtime.IsStrictDecodingError(err) || obj == nil {
+			return nil, s.decodeError(err, gvk, body)
+		}
+		strictErrs := err.(interface{ Errors() []error }).Errors()
+		switch validation {
+		case metav1.FieldValidationStrict:
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
+				gvk.Kind, gvk.Version, s.Kind.Kind, err))
+		case metav1.FieldValidationWarn:
+			for _, e := range strictErrs {
+				warning.AddWarning(ctx, e.Error())
+			}
+		}
+	}
+	if gvk != nil && (gvk.Kind != s.Kind.Kind || gvk.GroupVersion() != s.Kind.GroupVersion()) {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s) to (%s): unknown conversion",
+			gvk.Kind, gvk.Version, s.Kind.Kind, goTypeName(gvk), goTypeName(&s.Kind)))
+	}
+	s.Defaulter.Default(obj)
+	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	return obj, nil
+}
+
+// decodeError is kube-apiserver's 400 for a body that cannot be decoded,
+// quoting its first bytes.
+func (s *RequestScope) decodeError(err error, gvk *schema.GroupVersionKind, body []byte) error {
+	if gvk != nil && gvk.Kind != "" && (gvk.Kind != s.Kind.Kind || gvk.GroupVersion() != s.Kind.GroupVersion()) && runtime.IsNotRegisteredError(err) {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, s.Kind.Kind, err))
+	}
+	const quoted = 30
+	snippet := string(body)
+	if len(snippet) > quoted {
+		snippet = snippet[:quoted] + " ..."
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", s.Kind.Kind, err, snippet))
+}
+
+// goTypeName names a kind the way conversion errors do: "v1.ConfigMap".
+func goTypeName(gvk *schema.GroupVersionKind) string {
+	return gvk.Version + "." + gvk.Kind
+}

@@ -1,0 +1,176 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"mime"
+	"net/http"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/negotiation"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+// maxJSONPatchOperations bounds the work one JSON patch can ask for, as
+// kube-apiserver does.
+const maxJSONPatchOperations = 10000
+
+// PatchResource serves PATCH of one object: a JSON patch, a JSON merge
+// patch or a strategic merge patch applied to the current object in the
+// addressed version.
+func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, name, err := s.requestContext(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		pt, err := patchType(r, supportsStrategicMerge)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		opts := &metav1.PatchOptions{}
+		if err := s.decodeParameters(r.URL.Query(), opts); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if errs := validateDryRun(opts.DryRun); len(errs) > 0 {
+			s.writeError(w, r, apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("PatchOptions").GroupKind(), "", errs))
+			return
+		}
+		patch, err := s.readBody(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		validation, err := fieldValidation(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		dryRun := len(opts.DryRun) > 0
+		p := &patchedObject{scope: s, patchType: pt, patch: patch, validation: validation}
+		info := &admittedUpdate{scope: s, name: name, dryRun: dryRun, next: p}
+		updateOpts := &metav1.UpdateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation}
+		out, _, err := patcher.Update(ctx, name, info, s.validateCreate(name, dryRun), s.validateUpdate(name, dryRun), false, updateOpts)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.writeObject(ctx, w, r, http.StatusOK, out, false)
+	}
+}
+
+// patchType returns the request's patch type, or kube-apiserver's 415.
+func patchType(r *http.Request, supportsStrategicMerge bool) (types.PatchType, error) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		return "", negotiation.NewUnsupportedPatchTypeError()
+	}
+	switch pt := types.PatchType(mt); pt {
+	case types.JSONPatchType, types.MergePatchType:
+		return pt, nil
+	case types.StrategicMergePatchType:
+		if supportsStrategicMerge {
+			return pt, nil
+		}
+	}
+	return "", negotiation.NewUnsupportedPatchTypeError()
+}
+
+// patchedObject computes the new object of a PATCH from the current one.
+type patchedObject struct {
+	scope      *RequestScope
+	patchType  types.PatchType
+	patch      []byte
+	validation string
+}
+
+func (p *patchedObject) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	if old == nil {
+		// A patch never creates.
+		return nil, apierrors.NewNotFound(p.scope.qualifiedResource(), "")
+	}
+	s := p.scope
+	current, err := s.encodeJSON(old)
+	if err != nil {
+		return nil, err
+	}
+	patched, err := p.apply(current)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := s.decodeWith(ctx, s.jsonDecoder(p.validation), patched, p.validation)
+	if err != nil {
+		return nil, err
+	}
+	return s.toHub(obj)
+}
+
+// apply applies the patch to the JSON of the current object.
+func (p *patchedObject) apply(current []byte) ([]byte, error) {
+	switch p.patchType {
+	case types.JSONPatchType:
+		ops, err := jsonpatch.DecodePatch(p.patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		if len(ops) > maxJSONPatchOperations {
+			return nil, apierrors.NewRequestEntityTooLargeError(
+				fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
+		}
+		out, err := ops.Apply(current)
+		if err != nil {
+			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", p.scope.qualifiedResource(), "", err.Error(), 0, false)
+		}
+		return out, nil
+	case types.MergePatchType:
+		out, err := jsonpatch.MergePatch(current, p.patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return out, nil
+	case types.StrategicMergePatchType:
+		schemaObj, err := p.scope.Creater.New(p.scope.Kind)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		out, err := strategicpatch.StrategicMergePatch(current, p.patch, schemaObj)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return out, nil
+	}
+	return nil, negotiation.NewUnsupportedPatchTypeError()
+}
+
+// encodeJSON encodes a hub object as JSON in the addressed version.
+func (s *RequestScope) encodeJSON(obj runtime.Object) ([]byte, error) {
+	info, ok := runtime.SerializerInfoForMediaType(s.Serializer.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	if !ok {
+		return nil, apierrors.NewInternalError(fmt.Errorf("no JSON serializer"))
+	}
+	data, err := runtime.Encode(s.Serializer.EncoderForVersion(info.Serializer, s.Kind.GroupVersion()), obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return data, nil
+}
+
+// jsonDecoder is the JSON decoder for a patched object, strict unless
+// field validation is off.
+func (s *RequestScope) jsonDecoder(validation string) runtime.Decoder {
+	ns := s.Serializer
+	if validation != metav1.FieldValidationIgnore && s.StrictSerializer != nil {
+		ns = s.StrictSerializer
+	}
+	info, _ := runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	return info.Serializer
+}

@@ -1,0 +1,159 @@
+// Package handlers serves the verbs of a resource: get, list, watch,
+// create, update, patch, delete and deletecollection. Each handler decodes
+// the request in the version the client addressed, converts it to the
+// resource's storage (hub) version, calls the REST storage, and encodes the
+// result back in the negotiated media type and version.
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+// DefaultMaxRequestBodyBytes is kube-apiserver's limit on request bodies:
+// 3 MiB, so that an object that fits in etcd's 1.5 MiB limit can still be
+// sent in any encoding.
+const DefaultMaxRequestBodyBytes = 3 * 1024 * 1024
+
+// RequestScope is what every handler of one resource endpoint shares.
+type RequestScope struct {
+	// Serializer negotiates the encodings of bodies and responses.
+	Serializer runtime.NegotiatedSerializer
+	// StrictSerializer decodes bodies reporting unknown and duplicate
+	// fields, for fieldValidation Strict and Warn.
+	StrictSerializer runtime.NegotiatedSerializer
+	ParameterCodec   runtime.ParameterCodec
+
+	Creater   runtime.ObjectCreater
+	Convertor runtime.ObjectConvertor
+	Defaulter runtime.ObjectDefaulter
+	Typer     runtime.ObjectTyper
+
+	// Resource is the resource addressed, in the version addressed.
+	Resource schema.GroupVersionResource
+	// Kind is the kind the endpoint serves, in the version addressed.
+	Kind schema.GroupVersionKind
+	// HubGroupVersion is the version the REST storage works in; objects
+	// are converted to it after decoding and from it before encoding.
+	HubGroupVersion schema.GroupVersion
+	Subresource     string
+	Namespaced      bool
+
+	TableConvertor rest.TableConvertor
+	Admission      admission.Interface
+
+	MaxRequestBodyBytes int64
+}
+
+// qualifiedResource names the resource in errors.
+func (s *RequestScope) qualifiedResource() schema.GroupResource {
+	return s.Resource.GroupResource()
+}
+
+// requestContext returns the request's context with its namespace, and the
+// name the request addresses.
+func (s *RequestScope) requestContext(r *http.Request) (context.Context, string, error) {
+	ctx := r.Context()
+	info, ok := request.RequestInfoFrom(ctx)
+	if !ok {
+		return nil, "", apierrors.NewInternalError(errNoRequestInfo)
+	}
+	ns := ""
+	if s.Namespaced {
+		ns = info.Namespace
+	}
+	return request.WithNamespace(ctx, ns), info.Name, nil
+}
+
+// decodeParameters decodes query parameters into an options struct.
+// The option types of list, get, create, update, patch and delete are
+// registered in every group version (optionsGroupVersion stands for them
+// all); those of tables only in meta.k8s.io/v1.
+func (s *RequestScope) decodeParameters(query url.Values, into runtime.Object) error {
+	gv := optionsGroupVersion
+	if _, ok := into.(*metav1.TableOptions); ok {
+		gv = metav1.SchemeGroupVersion
+	}
+	if err := s.ParameterCodec.DecodeParameters(query, gv, into); err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	return nil
+}
+
+var optionsGroupVersion = schema.GroupVersion{Version: "v1"}
+
+// toHub converts an object of the served version to the storage version.
+func (s *RequestScope) toHub(obj runtime.Object) (runtime.Object, error) {
+	if s.HubGroupVersion == s.Kind.GroupVersion() {
+		return obj, nil
+	}
+	out, err := s.Convertor.ConvertToVersion(obj, s.HubGroupVersion)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	return out, nil
+}
+
+// admissionAttributes describes a write to admission plugins.
+func (s *RequestScope) admissionAttributes(ctx context.Context, name string, op admission.Operation, obj, old runtime.Object, dryRun bool) *admission.Attributes {
+	u, _ := request.UserFrom(ctx)
+	return &admission.Attributes{
+		Name:        name,
+		Namespace:   request.NamespaceValue(ctx),
+		Resource:    s.Resource,
+		Subresource: s.Subresource,
+		Kind:        s.Kind,
+		Operation:   op,
+		Object:      obj,
+		OldObject:   old,
+		DryRun:      dryRun,
+		User:        u,
+	}
+}
+
+// admit runs the mutating admission plugins on a write.
+func (s *RequestScope) admit(ctx context.Context, a *admission.Attributes) error {
+	if s.Admission == nil {
+		return nil
+	}
+	return s.Admission.Admit(ctx, a)
+}
+
+// validatingAdmission returns the create check that runs validating
+// admission after the strategy validated the object.
+func (s *RequestScope) validateCreate(name string, dryRun bool) rest.ValidateObjectFunc {
+	if s.Admission == nil {
+		return nil
+	}
+	return func(ctx context.Context, obj runtime.Object) error {
+		return s.Admission.Validate(ctx, s.admissionAttributes(ctx, name, admission.Create, obj, nil, dryRun))
+	}
+}
+
+func (s *RequestScope) validateUpdate(name string, dryRun bool) rest.ValidateObjectUpdateFunc {
+	if s.Admission == nil {
+		return nil
+	}
+	return func(ctx context.Context, obj, old runtime.Object) error {
+		return s.Admission.Validate(ctx, s.admissionAttributes(ctx, name, admission.Update, obj, old, dryRun))
+	}
+}
+
+func (s *RequestScope) validateDelete(name string, dryRun bool) rest.ValidateObjectFunc {
+	if s.Admission == nil {
+		return nil
+	}
+	return func(ctx context.Context, obj runtime.Object) error {
+		return s.Admission.Validate(ctx, s.admissionAttributes(ctx, name, admission.Delete, nil, obj, dryRun))
+	}
+}

@@ -1,0 +1,136 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/negotiation"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+// serveWatch streams a watch to the client until the watch ends, the
+// client goes away, the timeout passes or the server shuts down.
+func serveWatch(w http.ResponseWriter, r *http.Request, s *RequestScope, watcher rest.Watcher, opts *metav1.ListOptions, timeout time.Duration) {
+	info, mopts, err := negotiation.NegotiateOutput(r, s.Serializer.SupportedMediaTypes(), s.canConvert(false))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if info.StreamSerializer == nil {
+		s.writeError(w, r, apierrors.NewBadRequest(fmt.Sprintf("no stream serializers registered for %s", info.MediaType)))
+		return
+	}
+	ctx, _, err := s.requestContext(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	wi, err := watcher.Watch(ctx, opts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer wi.Stop()
+
+	flusher, _ := w.(http.Flusher)
+	framer := info.StreamSerializer.Framer
+	streamEnc := streaming.NewEncoder(framer.NewFrameWriter(w), info.StreamSerializer.Serializer)
+	objSer := info.Serializer
+	if mopts.Pretty && info.PrettySerializer != nil {
+		objSer = info.PrettySerializer
+	}
+
+	contentType := info.MediaType
+	if info.MediaType == runtime.ContentTypeProtobuf {
+		// Protobuf watch frames are not a plain protobuf body.
+		contentType += ";stream=watch"
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
+	if flusher != nil {
+		flusher.Flush()
+	}
+
+	var buf bytes.Buffer
+	ch := wi.ResultChan()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-ch:
+			if !ok {
+				return
+			}
+			obj, gv, err := s.watchEventObject(ctx, ev, mopts, r)
+			if err != nil {
+				utilruntime.HandleError(fmt.Errorf("watch of %s: %w", s.Resource, err))
+				return
+			}
+			buf.Reset()
+			if err := s.Serializer.EncoderForVersion(objSer, gv).Encode(obj, &buf); err != nil {
+				utilruntime.HandleError(fmt.Errorf("encoding watch event of %s: %w", s.Resource, err))
+				return
+			}
+			out := &metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: buf.Bytes()}}
+			if err := streamEnc.Encode(out); err != nil {
+				// The client is gone.
+				return
+			}
+			if len(ch) == 0 && flusher != nil {
+				flusher.Flush()
+			}
+		}
+	}
+}
+
+// watchEventObject is the object a watch event carries on the wire: errors
+// as a Status, bookmarks as-is, others converted like a get response.
+func (s *RequestScope) watchEventObject(ctx context.Context, ev watch.Event, mopts negotiation.MediaTypeOptions, r *http.Request) (runtime.Object, schema.GroupVersion, error) {
+	switch ev.Type {
+	case watch.Error:
+		if st, ok := ev.Object.(*metav1.Status); ok {
+			return st, metav1.SchemeGroupVersion, nil
+		}
+		return ev.Object, metav1.SchemeGroupVersion, nil
+	case watch.Bookmark:
+		if mopts.Convert == asTable {
+			// A bookmark in a table watch is a table with no rows that
+			// carries the resourceVersion.
+			return bookmarkTable(ev.Object), metav1.SchemeGroupVersion, nil
+		}
+		if mopts.Convert == asPartialObjectMetadata {
+			obj, gv, err := s.transformObject(ctx, ev.Object, mopts, r)
+			return obj, gv, err
+		}
+		return ev.Object, s.Kind.GroupVersion(), nil
+	}
+	return s.transformObject(ctx, ev.Object, mopts, r)
+}
+
+// bookmarkTable is the Table form of a bookmark event: no rows, the
+// bookmark's resourceVersion and annotations in its metadata.
+func bookmarkTable(obj runtime.Object) *metav1.Table {
+	t := &metav1.Table{}
+	if m, err := meta.Accessor(obj); err == nil {
+		t.ResourceVersion = m.GetResourceVersion()
+	}
+	return t
+}

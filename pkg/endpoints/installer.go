@@ -1,0 +1,245 @@
+// Package endpoints turns the REST storage of an API group version into
+// HTTP handlers and discovery entries. Routing is by the parsed
+// RequestInfo: group version, then resource (and subresource), then verb.
+package endpoints
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+// APIGroupVersion is the REST storage of one group version and what its
+// handlers need.
+type APIGroupVersion struct {
+	GroupVersion schema.GroupVersion
+	// Storage maps "resource" and "resource/subresource" to storage.
+	Storage map[string]rest.Storage
+
+	Scheme           *runtime.Scheme
+	Serializer       runtime.NegotiatedSerializer
+	StrictSerializer runtime.NegotiatedSerializer
+	ParameterCodec   runtime.ParameterCodec
+	Admission        admission.Interface
+
+	MinRequestTimeout   time.Duration
+	MaxRequestBodyBytes int64
+}
+
+// verbHandlers are the handlers of one resource or subresource path.
+type verbHandlers struct {
+	namespaced bool
+	byVerb     map[string]http.Handler
+}
+
+// GroupVersionHandler serves the resources of one group version.
+type GroupVersionHandler struct {
+	gv        schema.GroupVersion
+	resources map[string]*verbHandlers
+	discovery []metav1.APIResource
+}
+
+// Install builds the handlers and discovery entries of a group version.
+func (g *APIGroupVersion) Install() (*GroupVersionHandler, error) {
+	h := &GroupVersionHandler{gv: g.GroupVersion, resources: map[string]*verbHandlers{}}
+	paths := make([]string, 0, len(g.Storage))
+	for p := range g.Storage {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		vh, res, err := g.installResource(path, g.Storage[path])
+		if err != nil {
+			return nil, fmt.Errorf("installing %s/%s: %w", g.GroupVersion, path, err)
+		}
+		h.resources[path] = vh
+		h.discovery = append(h.discovery, res)
+	}
+	return h, nil
+}
+
+// Discovery returns the group version's discovery entries.
+func (h *GroupVersionHandler) Discovery() []metav1.APIResource { return h.discovery }
+
+func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*verbHandlers, metav1.APIResource, error) {
+	resource, subresource, _ := strings.Cut(path, "/")
+	hubGVKs, _, err := g.Scheme.ObjectKinds(storage.New())
+	if err != nil {
+		return nil, metav1.APIResource{}, err
+	}
+	hub := hubGVKs[0]
+	kind := g.GroupVersion.WithKind(hub.Kind)
+	hubGV := hub.GroupVersion()
+	if p, ok := storage.(rest.GroupVersionKindProvider); ok {
+		kind = p.GroupVersionKind(g.GroupVersion)
+		hubGV = kind.GroupVersion()
+	}
+	namespaced := false
+	if s, ok := storage.(rest.Scoper); ok {
+		namespaced = s.NamespaceScoped()
+	}
+	var tables rest.TableConvertor
+	if t, ok := storage.(rest.TableConvertor); ok {
+		tables = t
+	}
+	scope := &handlers.RequestScope{
+		Serializer:          g.Serializer,
+		StrictSerializer:    g.StrictSerializer,
+		ParameterCodec:      g.ParameterCodec,
+		Creater:             g.Scheme,
+		Convertor:           g.Scheme,
+		Defaulter:           g.Scheme,
+		Typer:               g.Scheme,
+		Resource:            g.GroupVersion.WithResource(resource),
+		Kind:                kind,
+		HubGroupVersion:     hubGV,
+		Subresource:         subresource,
+		Namespaced:          namespaced,
+		TableConvertor:      tables,
+		Admission:           g.Admission,
+		MaxRequestBodyBytes: g.MaxRequestBodyBytes,
+	}
+
+	vh := &verbHandlers{namespaced: namespaced, byVerb: map[string]http.Handler{}}
+	getter, isGetter := storage.(rest.Getter)
+	lister, isLister := storage.(rest.Lister)
+	watcher, isWatcher := storage.(rest.Watcher)
+	if isGetter {
+		vh.byVerb["get"] = handlers.GetResource(getter, scope)
+	}
+	if isLister {
+		var w rest.Watcher
+		if isWatcher {
+			w = watcher
+		}
+		vh.byVerb["list"] = handlers.ListResource(lister, w, scope, false, g.MinRequestTimeout)
+		if isWatcher {
+			vh.byVerb["watch"] = handlers.ListResource(lister, w, scope, true, g.MinRequestTimeout)
+		}
+	}
+	if c, ok := storage.(rest.Creater); ok {
+		vh.byVerb["create"] = handlers.CreateResource(c, scope)
+	}
+	if u, ok := storage.(rest.Updater); ok {
+		vh.byVerb["update"] = handlers.UpdateResource(u, scope)
+		if p, ok := storage.(rest.Patcher); ok {
+			_, typed := g.Scheme.New(kind)
+			vh.byVerb["patch"] = handlers.PatchResource(p, scope, typed == nil)
+		}
+	}
+	if d, ok := storage.(rest.GracefulDeleter); ok {
+		vh.byVerb["delete"] = handlers.DeleteResource(d, scope)
+	}
+	if d, ok := storage.(rest.CollectionDeleter); ok {
+		vh.byVerb["deletecollection"] = handlers.DeleteCollection(d, scope)
+	}
+
+	res := metav1.APIResource{Name: path, Namespaced: namespaced, Kind: kind.Kind}
+	if kind.GroupVersion() != g.GroupVersion {
+		res.Group, res.Version = kind.Group, kind.Version
+	}
+	for verb := range vh.byVerb {
+		res.Verbs = append(res.Verbs, verb)
+	}
+	sort.Strings(res.Verbs)
+	if subresource == "" {
+		if p, ok := storage.(rest.SingularNameProvider); ok {
+			res.SingularName = p.GetSingularName()
+		}
+		if res.SingularName == "" {
+			res.SingularName = strings.ToLower(kind.Kind)
+		}
+		if p, ok := storage.(rest.ShortNamesProvider); ok {
+			res.ShortNames = p.ShortNames()
+		}
+		if p, ok := storage.(rest.CategoriesProvider); ok {
+			res.Categories = p.Categories()
+		}
+		if isGetter || isLister {
+			res.StorageVersionHash = discovery.StorageVersionHash(hub)
+		}
+	}
+	return vh, res, nil
+}
+
+// ServeHTTP serves a resource request of the group version.
+func (h *GroupVersionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	info, ok := request.RequestInfoFrom(r.Context())
+	if !ok {
+		responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(fmt.Errorf("no request info")))
+		return
+	}
+	path := info.Resource
+	if info.Subresource != "" {
+		path += "/" + info.Subresource
+	}
+	vh, ok := h.resources[path]
+	if !ok || !scopeMatches(vh.namespaced, info) {
+		notFound(w, r)
+		return
+	}
+	handler, ok := vh.byVerb[info.Verb]
+	// A POST names a collection, or an object's subresource (pods/binding);
+	// never an object itself.
+	namedCreate := info.Verb == "create" && info.Subresource == "" && len(info.Parts) >= 2
+	if !ok || namedCreate {
+		methodNotAllowed(w, r)
+		return
+	}
+	handler.ServeHTTP(w, r)
+}
+
+// scopeMatches reports whether the path's namespace fits the resource's
+// scope: a namespaced object is addressed inside a namespace (lists and
+// watches may span all of them), a cluster-scoped one outside any. The
+// namespaces resource is the exception: its name is its namespace.
+func scopeMatches(namespaced bool, info *request.RequestInfo) bool {
+	if info.APIGroup == "" && info.Resource == "namespaces" {
+		return true
+	}
+	if namespaced {
+		// Parts is [resource, name, ...]: a named path addresses one
+		// object, which lives in a namespace.
+		named := len(info.Parts) >= 2
+		return info.Namespace != "" || !named && info.Verb != "create"
+	}
+	return info.Namespace == ""
+}
+
+// notFound is the 404 for a resource the group version does not serve.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	responsewriters.WriteStatus(w, &metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure,
+		Message:  "the server could not find the requested resource",
+		Reason:   metav1.StatusReasonNotFound,
+		Details:  &metav1.StatusDetails{},
+		Code:     http.StatusNotFound,
+	})
+}
+
+// methodNotAllowed is the 405 for a verb the resource does not support.
+func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	responsewriters.WriteStatus(w, &metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure,
+		Message:  "the server does not allow this method on the requested resource",
+		Reason:   metav1.StatusReasonMethodNotAllowed,
+		Details:  &metav1.StatusDetails{},
+		Code:     http.StatusMethodNotAllowed,
+	})
+}

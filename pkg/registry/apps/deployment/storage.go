@@ -1,0 +1,89 @@
+// Package deployment is the REST storage of apps/v1 deployments and of
+// their /status and /scale subresources.
+package deployment
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apis/apps"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+type strategy struct{ generic.DefaultStrategy }
+
+// Strategy is the behaviour of deployments: metadata.generation counts
+// changes of the spec (and of the annotations, which carry rollback
+// requests), and the status is written only through /status.
+var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	d := obj.(*appsv1.Deployment)
+	d.Status = appsv1.DeploymentStatus{}
+	d.Generation = 1
+}
+
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	d, oldD := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
+	d.Status = oldD.Status
+	d.Generation = oldD.Generation
+	if !apiequality.Semantic.DeepEqual(d.Spec, oldD.Spec) || !apiequality.Semantic.DeepEqual(d.Annotations, oldD.Annotations) {
+		d.Generation++
+	}
+}
+
+func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return apps.ValidateDeployment(obj.(*appsv1.Deployment))
+}
+
+func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return apps.ValidateDeploymentUpdate(obj.(*appsv1.Deployment), old.(*appsv1.Deployment))
+}
+
+type statusStrategy struct{ strategy }
+
+func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	d, oldD := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
+	d.Spec = oldD.Spec
+	d.Labels, d.Annotations = oldD.Labels, oldD.Annotations
+	d.Generation = oldD.Generation
+}
+
+func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return apps.ValidateDeploymentStatusUpdate(obj.(*appsv1.Deployment), old.(*appsv1.Deployment))
+}
+
+// Storage is the REST storage of deployments and their subresources.
+type Storage struct {
+	Deployment *generic.Store
+	Status     *generic.SubresourceREST
+	Scale      *ScaleREST
+}
+
+// NewStorage returns the storage of deployments.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+	s := &generic.Store{
+		NewFunc:                   func() runtime.Object { return &appsv1.Deployment{} },
+		NewListFunc:               func() runtime.Object { return &appsv1.DeploymentList{} },
+		DefaultQualifiedResource:  appsv1.Resource("deployments"),
+		SingularQualifiedResource: appsv1.Resource("deployment"),
+		KeyPrefix:                 "/deployments",
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		DeleteStrategy:            Strategy,
+		ShortNamesList:            []string{"deploy"},
+		CategoriesList:            []string{"all"},
+	}
+	if err := opts.Complete(s, appsv1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{
+		Deployment: s,
+		Status:     generic.NewSubresourceREST(s, statusStrategy{}),
+		Scale:      &ScaleREST{store: s},
+	}, nil
+}

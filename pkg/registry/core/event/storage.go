@@ -1,0 +1,97 @@
+// Package event is the REST storage of events, served both as core/v1
+// Event and as events.k8s.io/v1 Event from the same objects, stored in
+// their core/v1 form.
+package event
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+type strategy struct{ generic.DefaultStrategy }
+
+// Strategy is the behaviour of events. Which rules apply depends on the
+// API the event was written through, as in kube-apiserver.
+var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+
+func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
+
+func (strategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
+
+// Events written through events.k8s.io get that API's stricter rules;
+// those written through core/v1 keep the legacy ones.
+func (strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	if requestGroup(ctx) == eventsv1.GroupName {
+		return core.ValidateEventStrict(obj.(*corev1.Event))
+	}
+	return core.ValidateEvent(obj.(*corev1.Event))
+}
+
+func (strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	if requestGroup(ctx) == eventsv1.GroupName {
+		return core.ValidateEventStrictUpdate(obj.(*corev1.Event), old.(*corev1.Event))
+	}
+	return core.ValidateEventUpdate(obj.(*corev1.Event), old.(*corev1.Event))
+}
+
+// requestGroup is the API group the request addressed: "" or
+// "events.k8s.io".
+func requestGroup(ctx context.Context) string {
+	if info, ok := request.RequestInfoFrom(ctx); ok {
+		return info.APIGroup
+	}
+	return ""
+}
+
+// selectableFields are the fields events can be selected by.
+func selectableFields(obj runtime.Object) fields.Set {
+	e := obj.(*corev1.Event)
+	source := e.Source.Component
+	if source == "" {
+		source = e.ReportingController
+	}
+	return fields.Set{
+		"involvedObject.kind":            e.InvolvedObject.Kind,
+		"involvedObject.namespace":       e.InvolvedObject.Namespace,
+		"involvedObject.name":            e.InvolvedObject.Name,
+		"involvedObject.uid":             string(e.InvolvedObject.UID),
+		"involvedObject.apiVersion":      e.InvolvedObject.APIVersion,
+		"involvedObject.resourceVersion": e.InvolvedObject.ResourceVersion,
+		"involvedObject.fieldPath":       e.InvolvedObject.FieldPath,
+		"reason":                         e.Reason,
+		"reportingComponent":             e.ReportingController,
+		"source":                         source,
+		"type":                           e.Type,
+	}
+}
+
+// NewREST returns the storage of events.
+func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
+	fieldNames := make([]string, 0, 11)
+	for k := range selectableFields(&corev1.Event{}) {
+		fieldNames = append(fieldNames, k)
+	}
+	s := &generic.Store{
+		NewFunc:                   func() runtime.Object { return &corev1.Event{} },
+		NewListFunc:               func() runtime.Object { return &corev1.EventList{} },
+		DefaultQualifiedResource:  corev1.Resource("events"),
+		SingularQualifiedResource: corev1.Resource("event"),
+		KeyPrefix:                 "/events",
+		SelectableFields:          fieldNames,
+		FieldsFunc:                selectableFields,
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		DeleteStrategy:            Strategy,
+		ShortNamesList:            []string{"ev"},
+	}
+	return s, opts.Complete(s, corev1.SchemeGroupVersion)
+}

@@ -1,0 +1,183 @@
+// Package namespace is the REST storage of core/v1 namespaces: their
+// finalizers, the two-phase delete (Terminating until spec.finalizers is
+// empty), and the /status and /finalize subresources.
+package namespace
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// nameLabel is the label kube-apiserver keeps equal to every namespace's
+// name, so namespaces can be selected by name with a label selector.
+const nameLabel = "kubernetes.io/metadata.name"
+
+type strategy struct{ generic.DefaultStrategy }
+
+// Strategy is the behaviour of namespaces on create and update.
+var Strategy = strategy{generic.DefaultStrategy{}}
+
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	ns := obj.(*corev1.Namespace)
+	ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
+	if !hasFinalizer(ns, corev1.FinalizerKubernetes) {
+		ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+	}
+	setNameLabel(ns)
+}
+
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
+	ns.Spec.Finalizers = oldNS.Spec.Finalizers
+	ns.Status = oldNS.Status
+	setNameLabel(ns)
+}
+
+func setNameLabel(ns *corev1.Namespace) {
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels[nameLabel] = ns.Name
+}
+
+func hasFinalizer(ns *corev1.Namespace, f corev1.FinalizerName) bool {
+	for _, x := range ns.Spec.Finalizers {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return core.ValidateNamespace(obj.(*corev1.Namespace))
+}
+
+func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return core.ValidateNamespaceUpdate(obj.(*corev1.Namespace), old.(*corev1.Namespace))
+}
+
+type statusStrategy struct{ strategy }
+
+func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
+	ns.Spec = oldNS.Spec
+	ns.Labels, ns.Annotations = oldNS.Labels, oldNS.Annotations
+}
+
+func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return core.ValidateNamespaceStatusUpdate(obj.(*corev1.Namespace), old.(*corev1.Namespace))
+}
+
+type finalizeStrategy struct{ strategy }
+
+func (finalizeStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
+	// Only spec.finalizers may change through /finalize.
+	finalizers := ns.Spec.Finalizers
+	*ns = *oldNS.DeepCopy()
+	ns.Spec.Finalizers = finalizers
+}
+
+func (finalizeStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return core.ValidateNamespaceFinalizeUpdate(obj.(*corev1.Namespace), old.(*corev1.Namespace))
+}
+
+// REST is the storage of namespaces.
+type REST struct {
+	*generic.Store
+}
+
+// NewREST returns the storage of namespaces and of their /status and
+// /finalize subresources.
+func NewREST(opts generic.RESTOptions) (*REST, *generic.SubresourceREST, *generic.SubresourceREST, error) {
+	s := &generic.Store{
+		NewFunc:                   func() runtime.Object { return &corev1.Namespace{} },
+		NewListFunc:               func() runtime.Object { return &corev1.NamespaceList{} },
+		DefaultQualifiedResource:  corev1.Resource("namespaces"),
+		SingularQualifiedResource: corev1.Resource("namespace"),
+		KeyPrefix:                 "/namespaces",
+		SelectableFields:          []string{"status.phase"},
+		FieldsFunc: func(obj runtime.Object) fields.Set {
+			return fields.Set{"status.phase": string(obj.(*corev1.Namespace).Status.Phase)}
+		},
+		CreateStrategy:      Strategy,
+		UpdateStrategy:      Strategy,
+		DeleteStrategy:      Strategy,
+		ReturnDeletedObject: true,
+		HoldsDeletion: func(obj runtime.Object) bool {
+			return len(obj.(*corev1.Namespace).Spec.Finalizers) > 0
+		},
+		ShortNamesList: []string{"ns"},
+	}
+	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
+		return nil, nil, nil, err
+	}
+	return &REST{s}, generic.NewSubresourceREST(s, statusStrategy{}), generic.NewSubresourceREST(s, finalizeStrategy{}), nil
+}
+
+// Delete starts or finishes a namespace's deletion. A namespace with
+// finalizers in spec.finalizers goes to phase Terminating and stays until
+// they are removed through /finalize; one without is removed at once.
+func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	obj, err := r.Get(ctx, name, &metav1.GetOptions{})
+	if err != nil {
+		return nil, false, err
+	}
+	ns := obj.(*corev1.Namespace)
+	if opts == nil {
+		opts = &metav1.DeleteOptions{}
+	}
+	if pre := opts.Preconditions; pre != nil && pre.UID != nil && *pre.UID != ns.UID {
+		return nil, false, apierrors.NewConflict(corev1.Resource("namespaces"), name, fmt.Errorf(
+			"Precondition failed: UID in precondition: %v, UID in object meta: %v", *pre.UID, ns.UID))
+	}
+	if ns.DeletionTimestamp == nil && len(ns.Spec.Finalizers) > 0 || ns.DeletionTimestamp != nil && len(ns.Spec.Finalizers) > 0 {
+		return r.markTerminating(ctx, name, opts)
+	}
+	return r.Store.Delete(ctx, name, deleteValidation, opts)
+}
+
+// markTerminating sets the deletion timestamp and phase Terminating.
+func (r *REST) markTerminating(ctx context.Context, name string, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	now := metav1.Now()
+	var result runtime.Object
+	err := r.Store.Storage.GuaranteedUpdate(ctx, "/namespaces/"+name, &corev1.Namespace{}, false, nil,
+		func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) {
+			ns := cur.(*corev1.Namespace).DeepCopy()
+			if ns.DeletionTimestamp == nil {
+				ns.DeletionTimestamp = &now
+			}
+			ns.Status.Phase = corev1.NamespaceTerminating
+			result = ns
+			if len(opts.DryRun) > 0 {
+				return cur, nil
+			}
+			return ns, nil
+		})
+	if err != nil {
+		if storage.IsNotFound(err) {
+			return nil, false, apierrors.NewNotFound(corev1.Resource("namespaces"), name)
+		}
+		return nil, false, err
+	}
+	if len(opts.DryRun) == 0 {
+		obj, err := r.Get(ctx, name, &metav1.GetOptions{})
+		if err == nil {
+			result = obj
+		}
+	}
+	return result, false, nil
+}

@@ -1,0 +1,71 @@
+// Package node is the REST storage of core/v1 nodes and their /status.
+package node
+
+import (
+	"context"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+type strategy struct{ generic.DefaultStrategy }
+
+// Strategy is the behaviour of nodes; a kubelet may create its node by PUT.
+var Strategy = strategy{generic.DefaultStrategy{CreateOnUpdate: true}}
+
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	// A node's status comes from its kubelet through /status, except on
+	// create where kube-apiserver keeps it.
+}
+
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	obj.(*corev1.Node).Status = old.(*corev1.Node).Status
+}
+
+func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return core.ValidateNode(obj.(*corev1.Node))
+}
+
+func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return core.ValidateNodeUpdate(obj.(*corev1.Node), old.(*corev1.Node))
+}
+
+type statusStrategy struct{ strategy }
+
+func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	obj.(*corev1.Node).Spec = old.(*corev1.Node).Spec
+}
+
+func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return core.ValidateNodeUpdate(obj.(*corev1.Node), old.(*corev1.Node))
+}
+
+// NewREST returns the storage of nodes and of their /status.
+func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.SubresourceREST, error) {
+	s := &generic.Store{
+		NewFunc:                   func() runtime.Object { return &corev1.Node{} },
+		NewListFunc:               func() runtime.Object { return &corev1.NodeList{} },
+		DefaultQualifiedResource:  corev1.Resource("nodes"),
+		SingularQualifiedResource: corev1.Resource("node"),
+		// kube-apiserver keeps nodes under their historical name.
+		KeyPrefix:        "/minions",
+		SelectableFields: []string{"spec.unschedulable"},
+		FieldsFunc: func(obj runtime.Object) fields.Set {
+			return fields.Set{"spec.unschedulable": strconv.FormatBool(obj.(*corev1.Node).Spec.Unschedulable)}
+		},
+		CreateStrategy: Strategy,
+		UpdateStrategy: Strategy,
+		DeleteStrategy: Strategy,
+		ShortNamesList: []string{"no"},
+	}
+	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
+		return nil, nil, err
+	}
+	return s, generic.NewSubresourceREST(s, statusStrategy{}), nil
+}

@@ -1,0 +1,128 @@
+// Package pod is the REST storage of core/v1 pods and of their /status
+// and /binding subresources.
+package pod
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+type strategy struct{ generic.DefaultStrategy }
+
+// Strategy is the behaviour of pods.
+var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	pod := obj.(*corev1.Pod)
+	pod.Generation = 1
+	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(pod)}
+}
+
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
+	pod.Status = oldPod.Status
+	pod.Generation = oldPod.Generation
+	if !apiequality.Semantic.DeepEqual(pod.Spec, oldPod.Spec) {
+		pod.Generation++
+	}
+}
+
+func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return core.ValidatePod(obj.(*corev1.Pod))
+}
+
+func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return core.ValidatePodUpdate(obj.(*corev1.Pod), old.(*corev1.Pod))
+}
+
+// CheckGracefulDelete gives a pod its termination grace period, unless
+// nothing runs it (it is not scheduled, or it has finished): then it goes
+// at once, as in kube-apiserver.
+func (strategy) CheckGracefulDelete(_ context.Context, obj runtime.Object, opts *rest.GracefulDeleteOptions) bool {
+	pod := obj.(*corev1.Pod)
+	period := int64(corev1.DefaultTerminationGracePeriodSeconds)
+	if opts.GracePeriodSeconds != nil {
+		period = *opts.GracePeriodSeconds
+	} else if pod.Spec.TerminationGracePeriodSeconds != nil {
+		period = *pod.Spec.TerminationGracePeriodSeconds
+	}
+	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		period = 0
+	}
+	opts.GracePeriodSeconds = &period
+	return true
+}
+
+type statusStrategy struct{ strategy }
+
+// StatusStrategy lets /status change the status and nothing else.
+var StatusStrategy = statusStrategy{Strategy}
+
+func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
+	pod.Spec = oldPod.Spec
+	pod.Generation = oldPod.Generation
+	pod.DeletionTimestamp = oldPod.DeletionTimestamp
+}
+
+func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return core.ValidatePodStatusUpdate(obj.(*corev1.Pod), old.(*corev1.Pod))
+}
+
+// qosClass is the pod's quality of service: BestEffort without any
+// request or limit, Guaranteed when every container's CPU and memory
+// requests equal its limits, Burstable otherwise.
+func qosClass(pod *corev1.Pod) corev1.PodQOSClass {
+	containers := append(append([]corev1.Container(nil), pod.Spec.InitContainers...), pod.Spec.Containers...)
+	any, guaranteed := false, true
+	for _, c := range containers {
+		if len(c.Resources.Requests) > 0 || len(c.Resources.Limits) > 0 {
+			any = true
+		}
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			limit, hasLimit := c.Resources.Limits[name]
+			req, hasReq := c.Resources.Requests[name]
+			if !hasLimit || (hasReq && req.Cmp(limit) != 0) {
+				guaranteed = false
+			}
+		}
+	}
+	switch {
+	case !any:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	}
+	return corev1.PodQOSBurstable
+}
+
+// selectableFields are the fields pods can be selected by.
+func selectableFields(obj runtime.Object) fields.Set {
+	pod := obj.(*corev1.Pod)
+	ips := make([]string, 0, len(pod.Status.PodIPs))
+	for _, ip := range pod.Status.PodIPs {
+		ips = append(ips, ip.IP)
+	}
+	return fields.Set{
+		"spec.nodeName":            pod.Spec.NodeName,
+		"spec.restartPolicy":       string(pod.Spec.RestartPolicy),
+		"spec.schedulerName":       pod.Spec.SchedulerName,
+		"spec.serviceAccountName":  pod.Spec.ServiceAccountName,
+		"spec.hostNetwork":         strconv.FormatBool(pod.Spec.HostNetwork),
+		"status.phase":             string(pod.Status.Phase),
+		"status.podIP":             pod.Status.PodIP,
+		"status.podIPs":            strings.Join(ips, ","),
+		"status.nominatedNodeName": pod.Status.NominatedNodeName,
+	}
+}

@@ -1,0 +1,119 @@
+// Package rest defines the interfaces between the HTTP handlers and the
+// storage of a resource. A resource's REST storage implements the verb
+// interfaces it supports; the installer looks at which ones to decide the
+// verbs it serves and advertises in discovery.
+package rest
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Storage is implemented by every resource's REST storage.
+type Storage interface {
+	// New returns an empty object of the resource's kind.
+	New() runtime.Object
+	// Destroy releases what the storage holds (watches, clients).
+	Destroy()
+}
+
+// Scoper tells whether a resource lives in namespaces.
+type Scoper interface {
+	NamespaceScoped() bool
+}
+
+// Getter reads one object.
+type Getter interface {
+	Get(ctx context.Context, name string, opts *metav1.GetOptions) (runtime.Object, error)
+}
+
+// Lister lists objects.
+type Lister interface {
+	NewList() runtime.Object
+	List(ctx context.Context, opts *metav1.ListOptions) (runtime.Object, error)
+	TableConvertor
+}
+
+// TableConvertor renders objects as a metav1.Table.
+type TableConvertor interface {
+	ConvertToTable(ctx context.Context, obj runtime.Object, tableOptions runtime.Object) (*metav1.Table, error)
+}
+
+// Watcher watches objects.
+type Watcher interface {
+	Watch(ctx context.Context, opts *metav1.ListOptions) (watch.Interface, error)
+}
+
+// ValidateObjectFunc is an extra check (admission) run on an object before
+// it is written.
+type ValidateObjectFunc func(ctx context.Context, obj runtime.Object) error
+
+// ValidateObjectUpdateFunc is an extra check run on an update.
+type ValidateObjectUpdateFunc func(ctx context.Context, obj, old runtime.Object) error
+
+// Creater creates objects.
+type Creater interface {
+	New() runtime.Object
+	Create(ctx context.Context, obj runtime.Object, createValidation ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error)
+}
+
+// UpdatedObjectInfo computes the new state of an object from its current
+// state: a PUT ignores the current state, a PATCH applies itself to it.
+type UpdatedObjectInfo interface {
+	// UpdatedObject returns the new object. oldObj is nil when the object
+	// does not exist (create on update).
+	UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error)
+}
+
+// Updater updates objects.
+type Updater interface {
+	New() runtime.Object
+	// Update returns the stored object and whether it was created.
+	Update(ctx context.Context, name string, objInfo UpdatedObjectInfo, createValidation ValidateObjectFunc,
+		updateValidation ValidateObjectUpdateFunc, forceAllowCreate bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error)
+}
+
+// Patcher is implemented by storage that can be patched: a patch is an
+// update computed from the current object.
+type Patcher interface {
+	Getter
+	Updater
+}
+
+// GracefulDeleter deletes objects, possibly with a grace period.
+type GracefulDeleter interface {
+	// Delete returns the object (its last state, or its state while its
+	// deletion is pending) and whether it was removed from storage now.
+	Delete(ctx context.Context, name string, deleteValidation ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error)
+}
+
+// CollectionDeleter deletes every object a list selects.
+type CollectionDeleter interface {
+	DeleteCollection(ctx context.Context, deleteValidation ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *metav1.ListOptions) (runtime.Object, error)
+}
+
+// ShortNamesProvider gives a resource's short names for discovery.
+type ShortNamesProvider interface {
+	ShortNames() []string
+}
+
+// CategoriesProvider gives the categories (e.g. "all") a resource is in.
+type CategoriesProvider interface {
+	Categories() []string
+}
+
+// SingularNameProvider gives a resource's singular name for discovery.
+type SingularNameProvider interface {
+	GetSingularName() string
+}
+
+// GroupVersionKindProvider is implemented by storage whose kind is not
+// that of its group version, such as the autoscaling/v1 Scale subresource
+// of apps/v1 deployments.
+type GroupVersionKindProvider interface {
+	GroupVersionKind(containingGV schema.GroupVersion) schema.GroupVersionKind
+}

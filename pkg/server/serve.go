@@ -1,0 +1,244 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/pkg/server/healthz"
+)
+
+// LoopbackConfig lets in-process clients (post-start hooks, controllers)
+// call the server as a privileged user.
+type LoopbackConfig struct {
+	Host        string // https://host:port
+	BearerToken string
+	CAData      []byte
+	ServerName  string
+}
+
+// RESTConfig is a client-go config for the loopback connection.
+func (c LoopbackConfig) RESTConfig() *rest.Config {
+	return &rest.Config{
+		Host:            c.Host,
+		BearerToken:     c.BearerToken,
+		TLSClientConfig: rest.TLSClientConfig{CAData: c.CAData, ServerName: c.ServerName},
+		QPS:             -1, // the server does not throttle itself
+		UserAgent:       "kapi-loopback",
+	}
+}
+
+// ServingConfig says how the outermost server serves.
+type ServingConfig struct {
+	// Listener is the bound secure port.
+	Listener net.Listener
+	// TLS is the serving TLS configuration (certificates, client CAs).
+	TLS *tls.Config
+	// BuildHandlerChain wraps the delegation chain in the filter chain.
+	BuildHandlerChain func(apiHandler http.Handler) http.Handler
+	// ShutdownDelayDuration keeps serving after /readyz turns red, so load
+	// balancers notice before connections are refused.
+	ShutdownDelayDuration time.Duration
+	// ShutdownTimeout bounds how long in-flight requests may take to
+	// finish once the server stops accepting new ones.
+	ShutdownTimeout time.Duration
+	Loopback        LoopbackConfig
+	Logger          *slog.Logger
+}
+
+// Prepared is a server chain ready to run.
+type Prepared struct {
+	root    *GenericAPIServer
+	cfg     ServingConfig
+	servers []DelegationTarget
+	handler http.Handler
+
+	shuttingDown atomic.Bool
+	hooksMu      sync.Mutex
+	hooksDone    map[string]bool
+	hookErrs     map[string]error
+}
+
+// PrepareRun installs the health endpoints of the whole chain on root and
+// builds the filter chain around it.
+func (s *GenericAPIServer) PrepareRun(cfg ServingConfig) (*Prepared, error) {
+	servers := chain(s)
+	if err := checkUniqueHooks(servers); err != nil {
+		return nil, err
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.ShutdownTimeout == 0 {
+		cfg.ShutdownTimeout = 60 * time.Second
+	}
+	p := &Prepared{root: s, cfg: cfg, servers: servers, hooksDone: map[string]bool{}, hookErrs: map[string]error{}}
+
+	hz, lz, rz := healthz.NewEndpoint("healthz"), healthz.NewEndpoint("livez"), healthz.NewEndpoint("readyz")
+	for _, e := range []*healthz.Endpoint{hz, lz, rz} {
+		e.Add(healthz.PingCheck, healthz.LogCheck)
+	}
+	for _, srv := range servers {
+		h := srv.HealthChecks()
+		hz.Add(h.Healthz...)
+		lz.Add(h.Livez...)
+		rz.Add(h.Readyz...)
+	}
+	for _, srv := range servers {
+		for _, hook := range srv.PostStartHooks() {
+			c := p.hookCheck(hook.Name)
+			hz.Add(c)
+			lz.Add(c)
+			rz.Add(c)
+		}
+	}
+	rz.Add(healthz.NamedCheck("shutdown", func(*http.Request) error {
+		if p.shuttingDown.Load() {
+			return errors.New("server is shutting down")
+		}
+		return nil
+	}))
+	for _, e := range []struct {
+		name string
+		h    http.Handler
+	}{{"healthz", hz}, {"livez", lz}, {"readyz", rz}} {
+		s.Handle("/"+e.name, e.h)
+		s.Handle("/"+e.name+"/", e.h)
+	}
+
+	p.handler = s.UnprotectedHandler()
+	if cfg.BuildHandlerChain != nil {
+		p.handler = cfg.BuildHandlerChain(p.handler)
+	}
+	return p, nil
+}
+
+// Handler is the full handler: filter chain and delegation chain.
+func (p *Prepared) Handler() http.Handler { return p.handler }
+
+// hookCheck fails until the named post-start hook has returned without
+// error.
+func (p *Prepared) hookCheck(name string) healthz.Checker {
+	return healthz.NamedCheck("poststarthook/"+name, func(*http.Request) error {
+		p.hooksMu.Lock()
+		defer p.hooksMu.Unlock()
+		if err := p.hookErrs[name]; err != nil {
+			return err
+		}
+		if !p.hooksDone[name] {
+			return errors.New("not finished")
+		}
+		return nil
+	})
+}
+
+// Run serves until ctx is done, then shuts down gracefully: /readyz turns
+// red, the pre-shutdown hooks run, the shutdown delay passes, the listener
+// closes, long-running requests (watches) are told to end, and in-flight
+// requests get ShutdownTimeout to finish. stopped is closed once the
+// server is no longer serving.
+func (p *Prepared) Run(ctx context.Context) error {
+	// Long-running requests derive from this context, so they end when
+	// shutdown begins instead of holding it up.
+	requestsCtx, cancelRequests := context.WithCancel(context.Background())
+	defer cancelRequests()
+
+	srv := &http.Server{
+		Handler:           p.handler,
+		TLSConfig:         p.cfg.TLS,
+		ReadHeaderTimeout: 32 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+		BaseContext:       func(net.Listener) context.Context { return requestsCtx },
+		ErrorLog:          slog.NewLogLogger(p.cfg.Logger.Handler(), slog.LevelDebug),
+	}
+	serveErr := make(chan error, 1)
+	go func() {
+		var err error
+		if p.cfg.TLS != nil {
+			err = srv.ServeTLS(p.cfg.Listener, "", "")
+		} else {
+			err = srv.Serve(p.cfg.Listener)
+		}
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		serveErr <- err
+	}()
+
+	hooksCtx, cancelHooks := context.WithCancel(ctx)
+	defer cancelHooks()
+	p.runPostStartHooks(hooksCtx)
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+
+	log := p.cfg.Logger
+	log.Info("shutting down: /readyz now fails")
+	p.shuttingDown.Store(true)
+	for _, srvr := range p.servers {
+		for _, h := range srvr.PreShutdownHooks() {
+			if err := h.Fn(); err != nil {
+				log.Error("pre-shutdown hook failed", "hook", h.Name, "err", err)
+			}
+		}
+	}
+	if d := p.cfg.ShutdownDelayDuration; d > 0 {
+		time.Sleep(d)
+	}
+	cancelHooks()
+	// Watches end cleanly: their handlers see the context cancelled and
+	// return, closing the chunked response properly.
+	cancelRequests()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(shutdownCtx)
+	if serr := <-serveErr; err == nil {
+		err = serr
+	}
+	log.Info("server stopped")
+	return err
+}
+
+// runPostStartHooks runs every hook of the chain concurrently; each
+// becomes healthy in /readyz when it returns.
+func (p *Prepared) runPostStartHooks(ctx context.Context) {
+	hookCtx := PostStartHookContext{Context: ctx, Loopback: p.cfg.Loopback}
+	for _, srv := range p.servers {
+		for _, h := range srv.PostStartHooks() {
+			go func(h PostStartHook) {
+				err := runHook(h, hookCtx)
+				p.hooksMu.Lock()
+				defer p.hooksMu.Unlock()
+				if err != nil {
+					p.hookErrs[h.Name] = err
+					p.cfg.Logger.Error("post-start hook failed", "hook", h.Name, "err", err)
+					return
+				}
+				p.hooksDone[h.Name] = true
+			}(h)
+		}
+	}
+}
+
+// runHook runs a hook, turning a panic into an error so one broken hook
+// cannot take the server down.
+func runHook(h PostStartHook, ctx PostStartHookContext) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return h.Fn(ctx)
+}
