@@ -1,0 +1,228 @@
+// Package cmd is kapi's command: flags with kube-apiserver's names and
+// meanings, their validation, and the assembly of the server chain.
+package cmd
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Options are kapi's flags.
+type Options struct {
+	DataDir string
+
+	// Secure serving.
+	SecurePort        int
+	BindAddress       net.IP
+	AdvertiseAddress  net.IP
+	TLSCertFile       string
+	TLSPrivateKeyFile string
+	CertDir           string
+
+	// Authentication and authorization.
+	ClientCAFile      string
+	TokenAuthFile     string
+	AnonymousAuth     bool
+	AuthorizationMode []string
+
+	// Storage.
+	EtcdServers  []string
+	EtcdCAFile   string
+	EtcdCertFile string
+	EtcdKeyFile  string
+	EtcdPrefix   string
+
+	// Services.
+	ServiceClusterIPRange string
+	ServiceNodePortRange  string
+
+	// Limits.
+	MaxRequestsInflight         int
+	MaxMutatingRequestsInflight int
+	RequestTimeout              time.Duration
+	MinRequestTimeout           int
+	MaxRequestBodyBytes         int64
+	ShutdownDelayDuration       time.Duration
+
+	RuntimeConfig map[string]string
+	Profiling     bool
+	Verbosity     int
+
+	// Listener, when set, is used instead of binding --bind-address and
+	// --secure-port (in-process test servers bind port 0).
+	Listener net.Listener
+
+	// Flags kube-apiserver has that kapi accepts for drop-in use (envtest
+	// passes several) and does not act on yet; see ignoredFlags.
+	ignored map[string]*string
+}
+
+// NewOptions returns the defaults of kube-apiserver where kapi has the
+// same flag, and kapi's zero-config defaults otherwise.
+func NewOptions() *Options {
+	return &Options{
+		DataDir:                     "kapi-data",
+		SecurePort:                  6443,
+		BindAddress:                 net.ParseIP("127.0.0.1"),
+		AnonymousAuth:               true,
+		AuthorizationMode:           []string{"AlwaysAllow"},
+		EtcdPrefix:                  "/registry",
+		ServiceClusterIPRange:       "10.96.0.0/12",
+		ServiceNodePortRange:        "30000-32767",
+		MaxRequestsInflight:         400,
+		MaxMutatingRequestsInflight: 200,
+		RequestTimeout:              60 * time.Second,
+		MinRequestTimeout:           1800,
+		MaxRequestBodyBytes:         3 * 1024 * 1024,
+		RuntimeConfig:               map[string]string{},
+		Profiling:                   true,
+		ignored:                     map[string]*string{},
+	}
+}
+
+// ignoredFlags are kube-apiserver flags that kapi accepts so it can stand
+// in for kube-apiserver (controller-runtime's envtest passes some of
+// them), without acting on them yet. Each is listed in --help.
+var ignoredFlags = []struct{ name, usage string }{
+	{"allow-privileged", "If true, allow privileged containers. [default=false]"},
+	{"disable-admission-plugins", "admission plugins that should be disabled although they are in the default enabled plugins list."},
+	{"enable-admission-plugins", "admission plugins that should be enabled in addition to default enabled ones."},
+	{"service-account-issuer", "Identifier of the service account token issuer."},
+	{"service-account-key-file", "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens."},
+	{"service-account-signing-key-file", "Path to the file that contains the current private key of the service account token issuer."},
+	{"service-account-lookup", "If true, validate ServiceAccount tokens exist in etcd as part of authentication."},
+	{"enable-priority-and-fairness", "If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness"},
+	{"feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features."},
+	{"audit-log-path", "If set, all requests coming to the apiserver will be logged to this file."},
+	{"audit-policy-file", "Path to the file that defines the audit policy configuration."},
+	{"requestheader-client-ca-file", "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers."},
+	{"requestheader-allowed-names", "List of client certificate common names to allow to provide usernames in headers."},
+	{"requestheader-extra-headers-prefix", "List of request header prefixes to inspect."},
+	{"requestheader-group-headers", "List of request headers to inspect for groups."},
+	{"requestheader-username-headers", "List of request headers to inspect for usernames."},
+	{"proxy-client-cert-file", "Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request."},
+	{"proxy-client-key-file", "Private key for the client certificate used to prove the identity of the aggregator."},
+	{"kubelet-client-certificate", "Path to a client cert file for TLS."},
+	{"kubelet-client-key", "Path to a client key file for TLS."},
+	{"event-ttl", "Amount of time to retain events. (default 1h0m0s)"},
+	{"storage-backend", "The storage backend for persistence. Options: 'etcd3' (default)."},
+	{"storage-media-type", "The media type to use to store objects in storage."},
+	{"watch-cache", "Enable watch caching in the apiserver (default true)"},
+	{"etcd-compaction-interval", "The interval of compaction requests. (default 5m0s)"},
+	{"endpoint-reconciler-type", "Use an endpoint reconciler (master-count, lease, none)"},
+	{"api-audiences", "Identifiers of the API."},
+	{"enable-aggregator-routing", "Turns on aggregator routing requests to endpoints IP rather than cluster IP."},
+}
+
+// AddFlags registers the flags.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory of kapi's state: the embedded etcd's data and, unless --cert-dir says otherwise, the generated certificates and admin.kubeconfig. Created if missing.")
+
+	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "The port on which to serve HTTPS with authentication and authorization. It cannot be switched off with 0.")
+	fs.IPVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to listen for the --secure-port port. kapi defaults to 127.0.0.1 so that a zero-config start is not exposed; 0.0.0.0 listens on all interfaces.")
+	fs.IPVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "The IP address on which to advertise the apiserver to members of the cluster. If blank, the --bind-address will be used.")
+	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the default x509 Certificate for HTTPS. If not given, a certificate is generated in --cert-dir.")
+	fs.StringVar(&o.TLSPrivateKeyFile, "tls-private-key-file", o.TLSPrivateKeyFile, "File containing the default x509 private key matching --tls-cert-file.")
+	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "The directory where the generated TLS certificates are. Defaults to <data-dir>/pki. Ignored if --tls-cert-file and --tls-private-key-file are provided.")
+
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate. Defaults to the generated CA.")
+	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
+	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests.")
+	fs.StringSliceVar(&o.AuthorizationMode, "authorization-mode", o.AuthorizationMode, "Ordered list of plug-ins to do authorization on secure port. kapi supports AlwaysAllow and AlwaysDeny.")
+
+	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. If empty, kapi runs an embedded etcd in --data-dir.")
+	fs.StringVar(&o.EtcdCAFile, "etcd-cafile", o.EtcdCAFile, "SSL Certificate Authority file used to secure etcd communication.")
+	fs.StringVar(&o.EtcdCertFile, "etcd-certfile", o.EtcdCertFile, "SSL certification file used to secure etcd communication.")
+	fs.StringVar(&o.EtcdKeyFile, "etcd-keyfile", o.EtcdKeyFile, "SSL key file used to secure etcd communication.")
+	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
+
+	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR notation IP range from which to assign service cluster IPs.")
+	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.")
+
+	fs.IntVar(&o.MaxRequestsInflight, "max-requests-inflight", o.MaxRequestsInflight, "The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
+	fs.IntVar(&o.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInflight, "The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
+	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.")
+	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", o.MinRequestTimeout, "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.")
+	fs.Int64Var(&o.MaxRequestBodyBytes, "max-resource-write-bytes", o.MaxRequestBodyBytes, "The limit on the request body size of a write, in bytes.")
+	fs.DurationVar(&o.ShutdownDelayDuration, "shutdown-delay-duration", o.ShutdownDelayDuration, "Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure.")
+
+	fs.StringToStringVar(&o.RuntimeConfig, "runtime-config", o.RuntimeConfig, "A set of key=value pairs that enable or disable built-in APIs, e.g. apps/v1=false. kapi serves only GA APIs and accepts api/all and <group>/<version> keys.")
+	fs.BoolVar(&o.Profiling, "profiling", o.Profiling, "Enable profiling via web interface host:port/debug/pprof/")
+	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "number for the log level verbosity")
+
+	for _, f := range ignoredFlags {
+		v := new(string)
+		o.ignored[f.name] = v
+		fs.StringVar(v, f.name, "", f.usage+" (accepted for compatibility; kapi does not act on it yet)")
+		fs.Lookup(f.name).NoOptDefVal = "true"
+	}
+}
+
+// Validate checks the flag values, naming the flag in each error.
+func (o *Options) Validate() []error {
+	var errs []error
+	if o.Listener == nil && (o.SecurePort < 1 || o.SecurePort > 65535) {
+		errs = append(errs, fmt.Errorf("--secure-port %d must be between 1 and 65535, inclusive. It cannot be turned off with 0", o.SecurePort))
+	}
+	if (o.TLSCertFile == "") != (o.TLSPrivateKeyFile == "") {
+		errs = append(errs, fmt.Errorf("--tls-cert-file and --tls-private-key-file must be given together"))
+	}
+	if _, _, err := net.ParseCIDR(o.ServiceClusterIPRange); err != nil {
+		errs = append(errs, fmt.Errorf("--service-cluster-ip-range %q: %v", o.ServiceClusterIPRange, err))
+	}
+	if _, _, err := ParsePortRange(o.ServiceNodePortRange); err != nil {
+		errs = append(errs, fmt.Errorf("--service-node-port-range %q: %v", o.ServiceNodePortRange, err))
+	}
+	if o.MaxRequestsInflight < 0 {
+		errs = append(errs, fmt.Errorf("--max-requests-inflight can not be negative value"))
+	}
+	if o.MaxMutatingRequestsInflight < 0 {
+		errs = append(errs, fmt.Errorf("--max-mutating-requests-inflight can not be negative value"))
+	}
+	if o.RequestTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--request-timeout can not be negative value"))
+	}
+	if o.MinRequestTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--min-request-timeout can not be negative value"))
+	}
+	if o.ShutdownDelayDuration < 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-delay-duration can not be negative value"))
+	}
+	if o.MaxRequestBodyBytes <= 0 {
+		errs = append(errs, fmt.Errorf("--max-resource-write-bytes must be positive"))
+	}
+	for _, s := range o.EtcdServers {
+		if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "unix://") {
+			errs = append(errs, fmt.Errorf("--etcd-servers %q: must be a URL (http://, https:// or unix://)", s))
+		}
+	}
+	for k := range o.RuntimeConfig {
+		if k != "api/all" && k != "api/ga" && k != "api/beta" && k != "api/alpha" && !strings.Contains(k, "/") {
+			errs = append(errs, fmt.Errorf("--runtime-config %q: keys are api/all or <group>/<version>", k))
+		}
+	}
+	return errs
+}
+
+// ParsePortRange parses "low-high" (or a single port) as kube-apiserver
+// does.
+func ParsePortRange(s string) (low, high int, err error) {
+	a, b, found := strings.Cut(s, "-")
+	if _, err := fmt.Sscanf(a, "%d", &low); err != nil {
+		return 0, 0, fmt.Errorf("invalid port range")
+	}
+	high = low
+	if found {
+		if _, err := fmt.Sscanf(b, "%d", &high); err != nil {
+			return 0, 0, fmt.Errorf("invalid port range")
+		}
+	}
+	if low < 1 || high > 65535 || low > high {
+		return 0, 0, fmt.Errorf("invalid port range")
+	}
+	return low, high, nil
+}

@@ -1,0 +1,281 @@
+package cmd
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/kapi-dev/kapi/pkg/certs"
+	"github.com/kapi-dev/kapi/pkg/controlplane"
+	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/printers"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/server/healthz"
+	"github.com/kapi-dev/kapi/pkg/storage/embedded"
+	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
+	"github.com/kapi-dev/kapi/pkg/storage/storagebackend"
+)
+
+// Server is a configured, not yet running kapi.
+type Server struct {
+	Options  *Options
+	Prepared *server.Prepared
+	// Kubeconfig is the admin kubeconfig written to the data dir, when
+	// kapi generated its certificates.
+	Kubeconfig string
+	// URL is where kapi serves.
+	URL string
+
+	listener net.Listener
+	closers  []func() error
+	log      *slog.Logger
+}
+
+// NewServer builds kapi from its options: certificates, storage, the
+// delegation chain and the filter chain, and binds the secure port.
+func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, err error) {
+	if errs := o.Validate(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	s := &Server{Options: o, log: log}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("--data-dir: %w", err)
+	}
+
+	_, serviceNet, _ := net.ParseCIDR(o.ServiceClusterIPRange)
+	ln := o.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", net.JoinHostPort(o.BindAddress.String(), strconv.Itoa(o.SecurePort))); err != nil {
+			return nil, fmt.Errorf("--secure-port: %w", err)
+		}
+	}
+	s.listener = ln
+	s.closers = append(s.closers, ln.Close)
+	port := ln.Addr().(*net.TCPAddr).Port
+	host := o.BindAddress.String()
+	if o.BindAddress.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	s.URL = "https://" + net.JoinHostPort(host, strconv.Itoa(port))
+
+	tlsConfig, caPool, caPEM, err := s.servingTLS(serviceNet, port)
+	if err != nil {
+		return nil, err
+	}
+
+	client, err := s.startStorage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Without compaction etcd keeps every revision until it runs out of
+	// space. The compactor takes turns with other servers of the same
+	// etcd, kube-apiserver included.
+	compactCtx, stopCompactor := context.WithCancel(context.Background())
+	s.closers = append(s.closers, func() error { stopCompactor(); return nil })
+	go etcd3.RunCompactor(compactCtx, client, etcd3.DefaultCompactionInterval)
+
+	loopbackToken, err := randomToken()
+	if err != nil {
+		return nil, err
+	}
+	authn, err := buildAuthentication(o, caPool, loopbackToken)
+	if err != nil {
+		return nil, err
+	}
+	authz, err := buildAuthorization(o)
+	if err != nil {
+		return nil, err
+	}
+
+	disc := discovery.NewRegistry()
+	apiextensions := server.New("apiextensions", server.NotFoundServer{}, disc)
+	kube, err := controlplane.New(controlplane.Config{
+		RESTOptions: generic.RESTOptions{
+			StorageFactory: &storagebackend.Factory{Client: client, Prefix: o.EtcdPrefix},
+			TableConvertor: printers.New(),
+		},
+		ServiceClusterIPRange: serviceNet,
+		SecurePort:            port,
+		MinRequestTimeout:     time.Duration(o.MinRequestTimeout) * time.Second,
+		MaxRequestBodyBytes:   o.MaxRequestBodyBytes,
+	}, apiextensions, disc)
+	if err != nil {
+		return nil, err
+	}
+	kube.AddHealthChecks(healthz.ContextCheck("etcd", etcd3.HealthCheck(client)))
+	aggregator := server.New("aggregator", kube, disc)
+	metricsRegistry := installSystemEndpoints(aggregator, o, s.advertiseAddress(port))
+
+	prepared, err := aggregator.PrepareRun(server.ServingConfig{
+		Listener:              ln,
+		TLS:                   tlsConfig,
+		BuildHandlerChain:     handlerChain(o, authn, authz, metricsRegistry, log),
+		ShutdownDelayDuration: o.ShutdownDelayDuration,
+		Loopback:              server.LoopbackConfig{Host: s.URL, BearerToken: loopbackToken, CAData: caPEM, ServerName: "localhost"},
+		Logger:                log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Prepared = prepared
+	return s, nil
+}
+
+// Run serves until ctx is done, then shuts down and closes storage.
+func (s *Server) Run(ctx context.Context) error {
+	err := s.Prepared.Run(ctx)
+	s.listener = nil
+	if cerr := s.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (s *Server) close() error {
+	var errs []error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		if err := s.closers[i](); err != nil && !errors.Is(err, net.ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	s.closers = nil
+	return errors.Join(errs...)
+}
+
+// advertiseAddress is what discovery tells clients to use.
+func (s *Server) advertiseAddress(port int) string {
+	ip := s.Options.AdvertiseAddress
+	if ip == nil || ip.IsUnspecified() {
+		ip = s.Options.BindAddress
+	}
+	if ip.IsUnspecified() {
+		ip = net.ParseIP("127.0.0.1")
+	}
+	return net.JoinHostPort(ip.String(), strconv.Itoa(port))
+}
+
+// servingTLS loads the serving certificate and client CA, generating a PKI
+// in the data dir when none is given.
+func (s *Server) servingTLS(serviceNet *net.IPNet, port int) (*tls.Config, *x509.CertPool, []byte, error) {
+	o := s.Options
+	certDir := o.CertDir
+	if certDir == "" {
+		certDir = filepath.Join(o.DataDir, "pki")
+	}
+	serviceIP := firstIP(serviceNet)
+	var extra []string
+	if ip := o.AdvertiseAddress; ip != nil && !ip.IsUnspecified() {
+		extra = append(extra, ip.String())
+	}
+	if ip := o.BindAddress; ip != nil && !ip.IsUnspecified() {
+		extra = append(extra, ip.String())
+	}
+	bundle, err := certs.EnsureBootstrap(certDir, certs.Options{ExtraSANs: extra, ServiceIP: serviceIP, ServerURL: s.URL})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("--cert-dir: %w", err)
+	}
+	s.Kubeconfig = filepath.Join(o.DataDir, certs.KubeconfigFileName)
+	if err := copyFile(bundle.KubeconfigFile, s.Kubeconfig); err != nil {
+		return nil, nil, nil, err
+	}
+	caPEM, err := os.ReadFile(bundle.CACertFile)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	serving := bundle.ServingCert
+	if o.TLSCertFile != "" {
+		serving, err = tls.LoadX509KeyPair(o.TLSCertFile, o.TLSPrivateKeyFile)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("--tls-cert-file/--tls-private-key-file: %w", err)
+		}
+	}
+	clientCAs := bundle.CAPool
+	if o.ClientCAFile != "" {
+		data, err := os.ReadFile(o.ClientCAFile)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("--client-ca-file: %w", err)
+		}
+		clientCAs = x509.NewCertPool()
+		if !clientCAs.AppendCertsFromPEM(data) {
+			return nil, nil, nil, fmt.Errorf("--client-ca-file %s: no certificates found", o.ClientCAFile)
+		}
+	}
+	cfg := &tls.Config{
+		MinVersion:   tls.VersionTLS12,
+		Certificates: []tls.Certificate{serving},
+		// Client certificates are optional: they are one way of several
+		// to authenticate, checked by the x509 authenticator.
+		ClientAuth: tls.RequestClientCert,
+		NextProtos: []string{"h2", "http/1.1"},
+	}
+	return cfg, clientCAs, caPEM, nil
+}
+
+// startStorage connects to --etcd-servers or starts the embedded etcd.
+func (s *Server) startStorage(ctx context.Context) (*clientv3.Client, error) {
+	o := s.Options
+	if len(o.EtcdServers) > 0 {
+		client, err := etcd3.NewClient(etcd3.ClientConfig{
+			Servers: o.EtcdServers, CAFile: o.EtcdCAFile, CertFile: o.EtcdCertFile, KeyFile: o.EtcdKeyFile,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("--etcd-servers: %w", err)
+		}
+		s.closers = append(s.closers, client.Close)
+		return client, nil
+	}
+	etcd, err := embedded.Start(ctx, embedded.Config{DataDir: filepath.Join(o.DataDir, "etcd")})
+	if err != nil {
+		return nil, fmt.Errorf("embedded etcd in --data-dir: %w", err)
+	}
+	s.closers = append(s.closers, etcd.Close)
+	return etcd.Client(), nil
+}
+
+func firstIP(n *net.IPNet) net.IP {
+	ip := append(net.IP(nil), n.IP.Mask(n.Mask)...)
+	for i := len(ip) - 1; i >= 0; i-- {
+		ip[i]++
+		if ip[i] != 0 {
+			break
+		}
+	}
+	return ip
+}
+
+func randomToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func copyFile(from, to string) error {
+	if from == to {
+		return nil
+	}
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o600)
+}
