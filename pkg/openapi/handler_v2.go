@@ -1,0 +1,160 @@
+package openapi
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha512"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	openapi_v2 "github.com/google/gnostic-models/openapiv2"
+	"github.com/munnerz/goautoneg"
+	"google.golang.org/protobuf/proto"
+	"k8s.io/kube-openapi/pkg/cached"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// The media types of /openapi/v2, as kube-apiserver serves them. kubectl and
+// client-go ask for protobuf; the "@" form is the older spelling of the
+// same type.
+const (
+	mediaTypeJSON           = "application/json"
+	mediaTypeProtobuf       = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+	mediaTypeProtobufLegacy = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+)
+
+// encoded is a serialized document, ready to be served.
+type encoded struct {
+	data         []byte
+	etag         string
+	lastModified time.Time
+}
+
+// v2Handler serves the Swagger 2.0 document in JSON and protobuf, gzipped
+// when the client accepts it, as kube-openapi's pkg/handler does for
+// kube-apiserver (that package needs github.com/NYTimes/gziphandler, which
+// kapi does not depend on). Each form is encoded on first use and kept
+// until the document changes: the document is 2 MB of JSON and encoding it
+// takes longer than serving it.
+type v2Handler struct {
+	spec cached.LastSuccess[*spec.Swagger]
+
+	json, jsonGzip   cached.Value[encoded]
+	proto, protoGzip cached.Value[encoded]
+}
+
+func newV2Handler() *v2Handler {
+	h := &v2Handler{}
+	h.json = cached.Transform(func(s *spec.Swagger, _ string, err error) (encoded, string, error) {
+		if err != nil {
+			return encoded{}, "", err
+		}
+		data, err := s.MarshalJSON()
+		if err != nil {
+			return encoded{}, "", err
+		}
+		etag := fmt.Sprintf("%X", sha512.Sum512(data))
+		return encoded{data: data, etag: etag, lastModified: time.Now()}, etag, nil
+	}, &h.spec)
+	h.proto = cached.Transform(func(e encoded, etag string, err error) (encoded, string, error) {
+		if err != nil {
+			return encoded{}, "", err
+		}
+		doc, err := openapi_v2.ParseDocument(e.data)
+		if err != nil {
+			return encoded{}, "", err
+		}
+		data, err := proto.Marshal(doc)
+		if err != nil {
+			return encoded{}, "", err
+		}
+		// The JSON's tag serves both: Vary: Accept tells caches apart.
+		return encoded{data: data, etag: e.etag, lastModified: e.lastModified}, etag, nil
+	}, h.json)
+	h.jsonGzip = cached.Transform(gzipped, h.json)
+	h.protoGzip = cached.Transform(gzipped, h.proto)
+	return h
+}
+
+func gzipped(e encoded, etag string, err error) (encoded, string, error) {
+	if err != nil {
+		return encoded{}, "", err
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write(e.data); err != nil {
+		return encoded{}, "", err
+	}
+	if err := zw.Close(); err != nil {
+		return encoded{}, "", err
+	}
+	return encoded{data: b.Bytes(), etag: e.etag, lastModified: e.lastModified}, etag, nil
+}
+
+// update replaces the document; build is called when it is first needed.
+// version identifies the document: a new one is encoded again.
+func (h *v2Handler) update(version string, build func() (*spec.Swagger, error)) {
+	h.spec.Store(cached.Once(cached.Func(func() (*spec.Swagger, string, error) {
+		s, err := build()
+		return s, version, err
+	})))
+}
+
+func (h *v2Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		accept = "*/*"
+	}
+	w.Header().Add("Vary", "Accept")
+	w.Header().Add("Vary", "Accept-Encoding")
+	for _, clause := range goautoneg.ParseAccept(accept) {
+		var plain, compressed cached.Value[encoded]
+		var contentType string
+		switch {
+		case matches(clause, mediaTypeJSON):
+			plain, compressed, contentType = h.json, h.jsonGzip, mediaTypeJSON
+		case matches(clause, mediaTypeProtobuf), matches(clause, mediaTypeProtobufLegacy):
+			plain, compressed, contentType = h.proto, h.protoGzip, mediaTypeProtobuf
+		default:
+			continue
+		}
+		doc := plain
+		if acceptsGzip(r) {
+			doc = compressed
+			w.Header().Set("Content-Encoding", "gzip")
+		}
+		e, _, err := doc.Get()
+		if err != nil {
+			w.Header().Del("Content-Encoding")
+			http.Error(w, "the OpenAPI document could not be built: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Etag", strconv.Quote(e.etag))
+		// ServeContent answers conditional and range requests.
+		http.ServeContent(w, r, "", e.lastModified, bytes.NewReader(e.data))
+		return
+	}
+	w.WriteHeader(http.StatusNotAcceptable)
+}
+
+// matches tells whether an Accept clause admits a media type.
+func matches(clause goautoneg.Accept, mediaType string) bool {
+	typ, sub, _ := strings.Cut(mediaType, "/")
+	return (clause.Type == typ || clause.Type == "*") && (clause.SubType == sub || clause.SubType == "*")
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, coding := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(coding), ";")
+		if strings.TrimSpace(name) != "gzip" {
+			continue
+		}
+		q := strings.ReplaceAll(params, " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
+}

@@ -1,0 +1,82 @@
+package openapi
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Resource is one REST resource of a group version, as the OpenAPI documents
+// describe it. The server fills it from the storage it installs, the same
+// facts it publishes in discovery.
+type Resource struct {
+	// GVK is the kind of the objects, in the group version that serves them
+	// (apps/v1 Deployment).
+	GVK schema.GroupVersionKind
+	// ListGVK is the kind a list returns (apps/v1 DeploymentList). Required
+	// with the list verb.
+	ListGVK schema.GroupVersionKind
+	// Resource is the plural, lower-case name in the URL ("deployments").
+	Resource string
+	// Namespaced is set for resources that live in namespaces.
+	Namespaced bool
+	// Verbs are the discovery verbs of the resource: get, list, watch,
+	// create, update, patch, delete and deletecollection.
+	Verbs []string
+	// DeleteReturnsObject is set when DELETE answers with the object (pods,
+	// services) rather than with a Status.
+	DeleteReturnsObject bool
+	// Subresources are served below an object: /{name}/<subresource>.
+	Subresources []Subresource
+}
+
+// Subresource is a subresource of a Resource.
+type Subresource struct {
+	// Name is the path segment after the object's name ("status", "scale",
+	// "log", "exec").
+	Name string
+	// GVK is the kind read and written through the subresource: the
+	// parent's kind for status, autoscaling/v1 Scale for scale, policy/v1
+	// Eviction for eviction. For a connect subresource it is the kind of
+	// its options (PodExecOptions), as discovery has it.
+	GVK schema.GroupVersionKind
+	// Verbs are the discovery verbs of the subresource: get, update, patch,
+	// create and delete. Connect subresources use ConnectMethods instead.
+	Verbs []string
+
+	// ConnectMethods makes this a connect subresource (exec, attach,
+	// portforward, proxy): a stream to something else, for these HTTP
+	// methods, whose query parameters are the fields of GVK.
+	ConnectMethods []string
+	// ConnectSubpath is set for connect subresources that also serve any
+	// path below them (proxy/{path}).
+	ConnectSubpath bool
+
+	// GetOptions is the kind whose fields are the query parameters of get
+	// (PodLogOptions for pods/log). Zero for none.
+	GetOptions schema.GroupVersionKind
+	// Produces makes get answer with raw bytes of these media types (pods/log:
+	// text/plain) rather than with an object of kind GVK.
+	Produces []string
+}
+
+// validate reports what would make a resource undescribable.
+func (r *Resource) validate() error {
+	if r.Resource == "" || r.GVK.Kind == "" || r.GVK.Version == "" {
+		return fmt.Errorf("resource %q of kind %v: resource, kind and version are required", r.Resource, r.GVK)
+	}
+	if slices.Contains(r.Verbs, "list") && r.ListGVK.Kind == "" {
+		return fmt.Errorf("resource %q lists but has no list kind", r.Resource)
+	}
+	for _, sub := range r.Subresources {
+		if sub.Name == "" || sub.GVK.Kind == "" {
+			return fmt.Errorf("resource %q: subresource %q has no name or kind", r.Resource, sub.Name)
+		}
+	}
+	return nil
+}
+
+func (r *Resource) has(verb string) bool { return slices.Contains(r.Verbs, verb) }
+
+func (s *Subresource) has(verb string) bool { return slices.Contains(s.Verbs, verb) }

@@ -1,0 +1,298 @@
+package openapi
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	openapi_v2 "github.com/google/gnostic-models/openapiv2"
+	"google.golang.org/protobuf/proto"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+var (
+	pods = Resource{
+		GVK: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, ListGVK: schema.GroupVersionKind{Version: "v1", Kind: "PodList"},
+		Resource: "pods", Namespaced: true, DeleteReturnsObject: true,
+		Verbs: []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"},
+		Subresources: []Subresource{
+			{Name: "status", GVK: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Verbs: []string{"get", "patch", "update"}},
+			{Name: "exec", GVK: schema.GroupVersionKind{Version: "v1", Kind: "PodExecOptions"}, ConnectMethods: []string{"GET", "POST"}},
+		},
+	}
+	deployments = Resource{
+		GVK: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, ListGVK: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DeploymentList"},
+		Resource: "deployments", Namespaced: true, Verbs: []string{"get", "list", "watch"},
+	}
+)
+
+func newService(t *testing.T, resources ...Resource) *Service {
+	t.Helper()
+	s := NewService(Config{Info: Info{Title: "Kubernetes", Version: "1.37"}, Scheme: scheme.Scheme})
+	if err := s.Update(resources); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func v3Paths(t *testing.T, s *Service) []string {
+	t.Helper()
+	var index struct {
+		Paths map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(get(t, s, "/openapi/v3").Body.Bytes(), &index); err != nil {
+		t.Fatal(err)
+	}
+	return sortedKeys(index.Paths)
+}
+
+// The v3 index lists a document per group version, per group, for the
+// group lists and for /version.
+func TestV3IndexFollowsTheServedGroupVersions(t *testing.T) {
+	s := newService(t, pods)
+	if got, want := v3Paths(t, s), []string{"api", "api/v1", "version"}; !equal(got, want) {
+		t.Errorf("index: %v, want %v", got, want)
+	}
+
+	if err := s.Update([]Resource{pods, deployments}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v3Paths(t, s), []string{"api", "api/v1", "apis", "apis/apps", "apis/apps/v1", "version"}; !equal(got, want) {
+		t.Errorf("index after adding apps/v1: %v, want %v", got, want)
+	}
+
+	if err := s.Update([]Resource{deployments}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v3Paths(t, s), []string{"apis", "apis/apps", "apis/apps/v1", "version"}; !equal(got, want) {
+		t.Errorf("index after removing v1: %v, want %v", got, want)
+	}
+	if w := get(t, s, "/openapi/v3/api/v1"); w.Code != http.StatusNotFound {
+		t.Errorf("GET a removed document: %d, want 404", w.Code)
+	}
+}
+
+func equal(a, b []string) bool { return strings.Join(a, ",") == strings.Join(b, ",") }
+
+// A resource that cannot be described is refused, and the documents stay
+// as they were.
+func TestUpdateRefusesUndescribableResources(t *testing.T) {
+	s := newService(t, pods)
+	before := get(t, s, "/openapi/v2").Header().Get("Etag")
+
+	unknown := Resource{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, Resource: "widgets", Verbs: []string{"get"}}
+	noList := Resource{GVK: pods.GVK, Resource: "pods", Verbs: []string{"list"}}
+	for _, r := range []Resource{unknown, noList} {
+		if err := s.Update([]Resource{pods, r}); err == nil {
+			t.Errorf("Update accepted %+v", r)
+		}
+	}
+	if after := get(t, s, "/openapi/v2").Header().Get("Etag"); after != before {
+		t.Errorf("the v2 document changed after a refused update")
+	}
+}
+
+// /openapi/v2 is JSON by default and protobuf when asked, as kubectl does;
+// its ETag serves conditional requests, and it is gzipped for clients that
+// accept it.
+func TestV2Serving(t *testing.T) {
+	s := newService(t, pods, deployments)
+
+	w := get(t, s, "/openapi/v2")
+	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "application/json" {
+		t.Fatalf("GET: %d %s", w.Code, w.Header().Get("Content-Type"))
+	}
+	jsonBody := w.Body.Bytes()
+	etag := w.Header().Get("Etag")
+	if !strings.HasPrefix(etag, `"`) || len(etag) != 130 {
+		t.Errorf("ETag %s is not a quoted SHA-512", etag)
+	}
+	if got := w.Header().Values("Vary"); !equal(got, []string{"Accept", "Accept-Encoding"}) {
+		t.Errorf("Vary: %v", got)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(jsonBody, &doc); err != nil || doc["swagger"] != "2.0" {
+		t.Fatalf("not a Swagger 2.0 document: %v", err)
+	}
+
+	if w := get(t, s, "/openapi/v2", "If-None-Match", etag); w.Code != http.StatusNotModified {
+		t.Errorf("conditional GET: %d, want 304", w.Code)
+	}
+
+	for _, accept := range []string{
+		"application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+		"application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+		"application/com.github.proto-openapi.spec.v2.v1.0+protobuf, application/json;q=0.5",
+	} {
+		w := get(t, s, "/openapi/v2", "Accept", accept)
+		if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "application/com.github.proto-openapi.spec.v2.v1.0+protobuf" {
+			t.Errorf("Accept %s: %d %s", accept, w.Code, w.Header().Get("Content-Type"))
+			continue
+		}
+		var pb openapi_v2.Document
+		if err := proto.Unmarshal(w.Body.Bytes(), &pb); err != nil || pb.Swagger != "2.0" {
+			t.Errorf("Accept %s: not a protobuf document: %v", accept, err)
+		}
+	}
+
+	w = get(t, s, "/openapi/v2", "Accept-Encoding", "gzip")
+	if w.Header().Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding: %q", w.Header().Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(w.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unzipped, err := io.ReadAll(zr); err != nil || !bytes.Equal(unzipped, jsonBody) {
+		t.Errorf("the gzipped document is not the JSON one: %v", err)
+	}
+
+	if w := get(t, s, "/openapi/v2", "Accept", "application/xml"); w.Code != http.StatusNotAcceptable {
+		t.Errorf("Accept application/xml: %d, want 406", w.Code)
+	}
+
+	if err := s.Update([]Resource{deployments}); err != nil {
+		t.Fatal(err)
+	}
+	if w := get(t, s, "/openapi/v2"); w.Header().Get("Etag") == etag || bytes.Contains(w.Body.Bytes(), []byte(`"/api/v1/namespaces/{namespace}/pods"`)) {
+		t.Error("the v2 document did not change with the resources")
+	}
+}
+
+// A v3 document fetched at the URL of the index, with its hash, can be
+// cached for ever; with an old hash, the client is sent to the current one.
+func TestV3Serving(t *testing.T) {
+	s := newService(t, pods)
+	var index struct {
+		Paths map[string]struct {
+			ServerRelativeURL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(get(t, s, "/openapi/v3").Body.Bytes(), &index); err != nil {
+		t.Fatal(err)
+	}
+	url := index.Paths["api/v1"].ServerRelativeURL
+	if !strings.HasPrefix(url, "/openapi/v3/api/v1?hash=") {
+		t.Fatalf("URL of api/v1: %q", url)
+	}
+
+	w := get(t, s, url)
+	if w.Code != http.StatusOK || w.Header().Get("Cache-Control") != "public, immutable" || w.Header().Get("Expires") == "" {
+		t.Errorf("GET %s: %d, Cache-Control %q, Expires %q", url, w.Code, w.Header().Get("Cache-Control"), w.Header().Get("Expires"))
+	}
+	if w := get(t, s, "/openapi/v3/api/v1?hash=0123"); w.Code != http.StatusMovedPermanently || w.Header().Get("Location") != url {
+		t.Errorf("GET with an old hash: %d to %q, want 301 to %q", w.Code, w.Header().Get("Location"), url)
+	}
+	if w := get(t, s, "/openapi/v3/api/v1", "Accept", "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"); w.Code != http.StatusOK || w.Header().Get("Content-Type") != "application/com.github.proto-openapi.spec.v3.v1.0+protobuf" {
+		t.Errorf("protobuf: %d %s", w.Code, w.Header().Get("Content-Type"))
+	}
+	for _, path := range []string{"/openapi/v3/apis/apps/v1", "/openapi/v3/", "/openapi/v4"} {
+		if w := get(t, s, path); w.Code != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", path, w.Code)
+		}
+	}
+}
+
+// The documents are built when first asked for: a service that is never
+// asked builds nothing.
+func TestDocumentsAreBuiltOnDemand(t *testing.T) {
+	saved2, saved3 := v2Definitions, v3Definitions
+	defer func() { v2Definitions, v3Definitions = saved2, saved3 }()
+	forgetDefinitions()
+
+	s := newService(t, pods)
+	if len(v2Definitions.byType) != 0 || len(v3Definitions.byType) != 0 {
+		t.Fatal("definitions were built before any request")
+	}
+	get(t, s, "/openapi/v3/api/v1")
+	if len(v2Definitions.byType) != 0 || len(v3Definitions.byType) == 0 {
+		t.Errorf("a v3 request built %d v2 and %d v3 definitions", len(v2Definitions.byType), len(v3Definitions.byType))
+	}
+}
+
+func v3URLs(t *testing.T, s *Service) map[string]string {
+	t.Helper()
+	var index struct {
+		Paths map[string]struct {
+			ServerRelativeURL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(get(t, s, "/openapi/v3").Body.Bytes(), &index); err != nil {
+		t.Fatal(err)
+	}
+	urls := map[string]string{}
+	for path, entry := range index.Paths {
+		urls[path] = entry.ServerRelativeURL
+	}
+	return urls
+}
+
+// Clients cache v3 documents by hash: an update keeps the documents of the
+// group versions it does not change.
+func TestUpdateKeepsUnchangedDocuments(t *testing.T) {
+	s := newService(t, pods, deployments)
+	before := v3URLs(t, s)
+
+	withoutExec := pods
+	withoutExec.Subresources = pods.Subresources[:1]
+	if err := s.Update([]Resource{withoutExec, deployments}); err != nil {
+		t.Fatal(err)
+	}
+	after := v3URLs(t, s)
+	if after["apis/apps/v1"] != before["apis/apps/v1"] {
+		t.Error("apps/v1 did not change but has a new hash")
+	}
+	if after["api/v1"] == before["api/v1"] {
+		t.Error("v1 changed but kept its hash")
+	}
+}
+
+// Documents can be read while they are replaced.
+func TestConcurrentRequestsAndUpdates(t *testing.T) {
+	s := newService(t, pods)
+	var wg sync.WaitGroup
+	for _, path := range []string{"/openapi/v2", "/openapi/v3", "/openapi/v3/version"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				if w := get(t, s, path); w.Code != http.StatusOK {
+					t.Errorf("GET %s: %d", path, w.Code)
+				}
+			}
+		}()
+	}
+	for i := range 5 {
+		resources := []Resource{pods}
+		if i%2 == 0 {
+			resources = append(resources, deployments)
+		}
+		if err := s.Update(resources); err != nil {
+			t.Error(err)
+		}
+	}
+	wg.Wait()
+}
+
+// The documents are at hand in the server too, for whatever needs the
+// schemas of the served types.
+func TestInProcessDocuments(t *testing.T) {
+	s := newService(t, pods, deployments)
+	v3, err := s.OpenAPIV3(schema.GroupVersion{Group: "apps", Version: "v1"})
+	if err != nil || v3.Components.Schemas["io.k8s.api.apps.v1.Deployment"] == nil {
+		t.Errorf("apps/v1: %v", err)
+	}
+	if v3, err := s.OpenAPIV3(schema.GroupVersion{Group: "batch", Version: "v1"}); v3 != nil || err != nil {
+		t.Errorf("batch/v1 is not served: %v, %v", v3, err)
+	}
+	v2, err := s.OpenAPIV2()
+	if err != nil || v2.Definitions["io.k8s.api.core.v1.Pod"].Description == "" {
+		t.Errorf("v2: %v", err)
+	}
+}
