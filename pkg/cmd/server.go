@@ -17,9 +17,11 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/certs"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/printers"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -106,6 +108,11 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 	}
 
 	disc := discovery.NewRegistry()
+	openAPIService := openapi.NewService(openapi.Config{
+		Info:   openapi.Info{Title: "Kubernetes", Version: Version.GitVersion},
+		Scheme: scheme.Scheme,
+	})
+	openAPI := server.NewOpenAPIResources(openAPIService)
 	apiextensions := server.New("apiextensions", server.NotFoundServer{}, disc)
 	kube, err := controlplane.New(controlplane.Config{
 		RESTOptions: generic.RESTOptions{
@@ -113,6 +120,7 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 			TableConvertor: printers.New(),
 		},
 		ServiceClusterIPRange: serviceNet,
+		OpenAPI:               openAPI,
 		SecurePort:            port,
 		MinRequestTimeout:     time.Duration(o.MinRequestTimeout) * time.Second,
 		MaxRequestBodyBytes:   o.MaxRequestBodyBytes,
@@ -123,6 +131,7 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 	kube.AddHealthChecks(healthz.ContextCheck("etcd", etcd3.HealthCheck(client)))
 	aggregator := server.New("aggregator", kube, disc)
 	metricsRegistry := installSystemEndpoints(aggregator, o, s.advertiseAddress(port))
+	aggregator.Handle("/openapi/", openAPIService)
 
 	prepared, err := aggregator.PrepareRun(server.ServingConfig{
 		Listener:              ln,

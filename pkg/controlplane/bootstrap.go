@@ -47,6 +47,13 @@ func systemNamespacesHook(namespaces *namespace.REST) server.PostStartHookFunc {
 func kubernetesServiceHook(services *generic.Store, alloc *ipallocator.Allocator, securePort int) server.PostStartHookFunc {
 	return func(hctx server.PostStartHookContext) error {
 		ctx := request.WithNamespace(hctx.Context, metav1NamespaceDefault)
+		// On every start but the first the Service is there already; asking
+		// first keeps its cluster IP from being allocated a second time.
+		if _, err := services.Get(ctx, "kubernetes", &metav1.GetOptions{}); err == nil {
+			return nil
+		} else if !apierrors.IsNotFound(err) {
+			return err
+		}
 		svc := &corev1.Service{
 			ObjectMeta: metav1.ObjectMeta{
 				Name:      "kubernetes",

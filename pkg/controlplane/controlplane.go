@@ -47,6 +47,8 @@ type Config struct {
 	// ExtraAdmission runs after the plugins the control plane builds
 	// itself (NamespaceLifecycle).
 	ExtraAdmission admission.Interface
+	// OpenAPI receives the descriptions of the installed resources.
+	OpenAPI *server.OpenAPIResources
 	// SecurePort is the port the kubernetes Service targets.
 	SecurePort          int
 	MinRequestTimeout   time.Duration
@@ -82,6 +84,7 @@ var groupPriority = map[string]int{
 // New builds the kube server, delegating what it does not serve.
 func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry) (*server.GenericAPIServer, error) {
 	s := server.New("kube", delegate, disc)
+	s.UseOpenAPI(cfg.OpenAPI)
 	opts := cfg.RESTOptions
 
 	namespaces, nsStatus, nsFinalize, err := namespace.NewREST(opts)

@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
+	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -51,6 +52,7 @@ type GroupVersionHandler struct {
 	gv        schema.GroupVersion
 	resources map[string]*verbHandlers
 	discovery []metav1.APIResource
+	openapi   []openapi.Resource
 }
 
 // Install builds the handlers and discovery entries of a group version.
@@ -69,11 +71,46 @@ func (g *APIGroupVersion) Install() (*GroupVersionHandler, error) {
 		h.resources[path] = vh
 		h.discovery = append(h.discovery, res)
 	}
+	h.openapi = g.openAPIResources(h.discovery)
 	return h, nil
 }
 
 // Discovery returns the group version's discovery entries.
 func (h *GroupVersionHandler) Discovery() []metav1.APIResource { return h.discovery }
+
+// OpenAPI returns the group version's resources as the OpenAPI documents
+// describe them.
+func (h *GroupVersionHandler) OpenAPI() []openapi.Resource { return h.openapi }
+
+// openAPIResources describes the installed resources for OpenAPI, from
+// the same facts discovery publishes.
+func (g *APIGroupVersion) openAPIResources(entries []metav1.APIResource) []openapi.Resource {
+	var out []openapi.Resource
+	index := map[string]int{}
+	for _, e := range entries {
+		kind := g.GroupVersion.WithKind(e.Kind)
+		if e.Group != "" || e.Version != "" {
+			kind = schema.GroupVersionKind{Group: e.Group, Version: e.Version, Kind: e.Kind}
+		}
+		parent, sub, isSub := strings.Cut(e.Name, "/")
+		if isSub {
+			if i, ok := index[parent]; ok {
+				out[i].Subresources = append(out[i].Subresources, openapi.Subresource{Name: sub, GVK: kind, Verbs: e.Verbs})
+			}
+			continue
+		}
+		r := openapi.Resource{GVK: kind, Resource: e.Name, Namespaced: e.Namespaced, Verbs: e.Verbs}
+		if list := kind.GroupVersion().WithKind(kind.Kind + "List"); g.Scheme.Recognizes(list) {
+			r.ListGVK = list
+		}
+		if d, ok := g.Storage[e.Name].(rest.DeletedObjectReturner); ok {
+			r.DeleteReturnsObject = d.ReturnsDeletedObject()
+		}
+		index[e.Name] = len(out)
+		out = append(out, r)
+	}
+	return out
+}
 
 func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*verbHandlers, metav1.APIResource, error) {
 	resource, subresource, _ := strings.Cut(path, "/")

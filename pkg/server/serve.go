@@ -14,6 +14,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 )
 
@@ -63,9 +64,15 @@ type Prepared struct {
 	handler http.Handler
 
 	shuttingDown atomic.Bool
-	hooksMu      sync.Mutex
-	hooksDone    map[string]bool
-	hookErrs     map[string]error
+	// longRunning is cancelled when shutdown ends the long-running
+	// requests (watches, logs, exec...); other requests are left to
+	// finish.
+	longRunning    context.Context
+	endLongRunning context.CancelFunc
+
+	hooksMu   sync.Mutex
+	hooksDone map[string]bool
+	hookErrs  map[string]error
 }
 
 // PrepareRun installs the health endpoints of the whole chain on root and
@@ -115,7 +122,8 @@ func (s *GenericAPIServer) PrepareRun(cfg ServingConfig) (*Prepared, error) {
 		s.Handle("/"+e.name+"/", e.h)
 	}
 
-	p.handler = s.UnprotectedHandler()
+	p.longRunning, p.endLongRunning = context.WithCancel(context.Background())
+	p.handler = p.endLongRunningOnShutdown(s.UnprotectedHandler())
 	if cfg.BuildHandlerChain != nil {
 		p.handler = cfg.BuildHandlerChain(p.handler)
 	}
@@ -124,6 +132,26 @@ func (s *GenericAPIServer) PrepareRun(cfg ServingConfig) (*Prepared, error) {
 
 // Handler is the full handler: filter chain and delegation chain.
 func (p *Prepared) Handler() http.Handler { return p.handler }
+
+// endLongRunningOnShutdown gives each long-running request (by its
+// RequestInfo, which the filter chain has parsed by the time the
+// delegation chain runs) a context that is also cancelled when shutdown
+// ends long-running requests, so that watches end cleanly instead of
+// holding up the shutdown. Other requests keep their context and finish.
+func (p *Prepared) endLongRunningOnShutdown(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info, ok := request.RequestInfoFrom(r.Context())
+		if !ok || !request.IsLongRunning(info) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		stop := context.AfterFunc(p.longRunning, cancel)
+		defer stop()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
 
 // hookCheck fails until the named post-start hook has returned without
 // error.
@@ -147,17 +175,13 @@ func (p *Prepared) hookCheck(name string) healthz.Checker {
 // requests get ShutdownTimeout to finish. stopped is closed once the
 // server is no longer serving.
 func (p *Prepared) Run(ctx context.Context) error {
-	// Long-running requests derive from this context, so they end when
-	// shutdown begins instead of holding it up.
-	requestsCtx, cancelRequests := context.WithCancel(context.Background())
-	defer cancelRequests()
+	defer p.endLongRunning()
 
 	srv := &http.Server{
 		Handler:           p.handler,
 		TLSConfig:         p.cfg.TLS,
 		ReadHeaderTimeout: 32 * time.Second,
 		MaxHeaderBytes:    1 << 20,
-		BaseContext:       func(net.Listener) context.Context { return requestsCtx },
 		ErrorLog:          slog.NewLogLogger(p.cfg.Logger.Handler(), slog.LevelDebug),
 	}
 	serveErr := make(chan error, 1)
@@ -199,11 +223,17 @@ func (p *Prepared) Run(ctx context.Context) error {
 	}
 	cancelHooks()
 	// Watches end cleanly: their handlers see the context cancelled and
-	// return, closing the chunked response properly.
-	cancelRequests()
+	// return, closing the chunked response properly. Other in-flight
+	// requests are not interrupted: Shutdown waits for them.
+	p.endLongRunning()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownTimeout)
 	defer cancel()
 	err := srv.Shutdown(shutdownCtx)
+	if err != nil {
+		// ShutdownTimeout passed: drop what is still open rather than
+		// leave it served after Run has returned.
+		_ = srv.Close()
+	}
 	if serr := <-serveErr; err == nil {
 		err = serr
 	}

@@ -70,8 +70,9 @@ type GenericAPIServer struct {
 	name     string
 	delegate DelegationTarget
 
-	// discovery is shared by every server of the chain.
+	// discovery and openAPI are shared by every server of the chain.
 	discovery *discovery.Registry
+	openAPI   *OpenAPIResources
 
 	mu               sync.RWMutex
 	groups           map[schema.GroupVersion]http.Handler
@@ -101,12 +102,22 @@ func (s *GenericAPIServer) Name() string { return s.name }
 // Discovery is the discovery registry the chain shares.
 func (s *GenericAPIServer) Discovery() *discovery.Registry { return s.discovery }
 
+// UseOpenAPI makes the server describe the group versions it installs in
+// the chain's OpenAPI documents.
+func (s *GenericAPIServer) UseOpenAPI(o *OpenAPIResources) { s.openAPI = o }
+
 // InstallAPIGroupVersion serves a group version and advertises it in
-// discovery. priority orders groups in discovery (higher first).
+// discovery and OpenAPI. priority orders groups in discovery (higher
+// first).
 func (s *GenericAPIServer) InstallAPIGroupVersion(g *endpoints.APIGroupVersion, groupPriority, versionPriority int) error {
 	h, err := g.Install()
 	if err != nil {
 		return err
+	}
+	if s.openAPI != nil {
+		if err := s.openAPI.Set(g.GroupVersion, h.OpenAPI()); err != nil {
+			return err
+		}
 	}
 	s.SetGroupVersionHandler(g.GroupVersion, h)
 	s.discovery.Set(discovery.GroupVersion{

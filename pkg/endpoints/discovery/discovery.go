@@ -152,8 +152,14 @@ func build(byGV map[schema.GroupVersion]GroupVersion) *documents {
 	for _, name := range names {
 		versions := byGroup[name]
 		for _, gv := range versions {
+			tm := metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}
+			if name == "" {
+				// kube-apiserver leaves apiVersion out of /api/v1 (but
+				// not out of /apis/<group>/<version>).
+				tm.APIVersion = ""
+			}
 			d.resourceLists[gv.GroupVersion] = &metav1.APIResourceList{
-				TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+				TypeMeta:     tm,
 				GroupVersion: gv.GroupVersion.String(),
 				APIResources: gv.Resources,
 			}
@@ -192,17 +198,30 @@ func aggregatedGroup(name string, versions []GroupVersion) apidiscoveryv2.APIGro
 	g := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	for _, gv := range versions {
 		v := apidiscoveryv2.APIVersionDiscovery{Version: gv.GroupVersion.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
+		// Resources first, then their subresources, so that a
+		// subresource whose resource is not served gets a bare parent
+		// entry after the served resources, as in kube-apiserver.
 		index := map[string]int{}
+		for _, r := range gv.Resources {
+			if !strings.Contains(r.Name, "/") {
+				index[r.Name] = len(v.Resources)
+				v.Resources = append(v.Resources, aggregatedResource(r))
+			}
+		}
 		for _, r := range gv.Resources {
 			parent, sub, isSub := strings.Cut(r.Name, "/")
 			if !isSub {
-				index[parent] = len(v.Resources)
-				v.Resources = append(v.Resources, aggregatedResource(r))
 				continue
 			}
 			i, ok := index[parent]
 			if !ok {
-				continue
+				i = len(v.Resources)
+				index[parent] = i
+				v.Resources = append(v.Resources, apidiscoveryv2.APIResourceDiscovery{
+					Resource:     parent,
+					Scope:        aggregatedResource(r).Scope,
+					ResponseKind: &metav1.GroupVersionKind{},
+				})
 			}
 			v.Resources[i].Subresources = append(v.Resources[i].Subresources, apidiscoveryv2.APISubresourceDiscovery{
 				Subresource:  sub,

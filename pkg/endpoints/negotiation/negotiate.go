@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/munnerz/goautoneg"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -41,31 +42,15 @@ type mediaRange struct {
 	q            float64
 }
 
+// parseAccept splits an Accept header into media ranges, most preferred
+// first. It uses the parser kube-apiserver uses, so that ties are broken
+// the same way: by quality, then a concrete type before a wildcard, then
+// the client's order.
 func parseAccept(header string) []mediaRange {
-	var out []mediaRange
-	for _, part := range strings.Split(header, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		mt, params, err := mime.ParseMediaType(part)
-		if err != nil {
-			continue
-		}
-		typ, sub, _ := strings.Cut(mt, "/")
-		q := 1.0
-		if v, ok := params["q"]; ok {
-			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				q = f
-			}
-		}
-		out = append(out, mediaRange{typ: typ, subtype: sub, params: params, q: q})
-	}
-	// Stable order by quality, keeping the client's order for ties.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].q > out[j-1].q; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
+	clauses := goautoneg.ParseAccept(header)
+	out := make([]mediaRange, 0, len(clauses))
+	for _, c := range clauses {
+		out = append(out, mediaRange{typ: c.Type, subtype: c.SubType, params: c.Params, q: c.Q})
 	}
 	return out
 }
@@ -112,17 +97,19 @@ func NegotiateOutput(r *http.Request, serializers []runtime.SerializerInfo, canC
 	return runtime.SerializerInfo{}, MediaTypeOptions{}, NewNotAcceptableError(serializers)
 }
 
-// isPrettyRequested reports whether ?pretty asks for indentation.
+// isPrettyRequested reports whether the request asks for indentation
+// outside the media type, as kube-apiserver decides it: ?pretty with a
+// boolean value says so explicitly; otherwise clients that are people
+// (curl, Wget, browsers) get indented output.
 func isPrettyRequested(r *http.Request) bool {
-	v, ok := r.URL.Query()["pretty"]
-	if !ok {
-		return false
+	if r.URL != nil && strings.Contains(r.URL.RawQuery, "pretty") {
+		if v := r.URL.Query().Get("pretty"); v != "" {
+			b, _ := strconv.ParseBool(v)
+			return b
+		}
 	}
-	if len(v) == 0 || v[0] == "" {
-		return true
-	}
-	b, err := strconv.ParseBool(v[0])
-	return err == nil && b
+	ua := r.UserAgent()
+	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
 }
 
 // NegotiateInput picks the serializer of a request body from its

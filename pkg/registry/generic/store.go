@@ -602,3 +602,6 @@ func newTooLargeResourceVersionError(se *storage.Error) error {
 	}}
 	return err
 }
+
+// ReturnsDeletedObject tells whether a delete answers with the object.
+func (s *Store) ReturnsDeletedObject() bool { return s.ReturnDeletedObject }

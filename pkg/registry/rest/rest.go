@@ -117,3 +117,10 @@ type SingularNameProvider interface {
 type GroupVersionKindProvider interface {
 	GroupVersionKind(containingGV schema.GroupVersion) schema.GroupVersionKind
 }
+
+// DeletedObjectReturner is implemented by storage whose DELETE answers with
+// the deleted object (pods, namespaces) rather than a Success Status; the
+// OpenAPI documents say which.
+type DeletedObjectReturner interface {
+	ReturnsDeletedObject() bool
+}

@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -74,10 +76,12 @@ func (e *Endpoint) list() []Checker {
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	prefix := "/" + e.name
 	rest := strings.TrimPrefix(r.URL.Path, prefix)
-	if rest == "" || rest == "/" {
+	if rest == "" {
 		e.serveAll(w, r)
 		return
 	}
+	// Each check has its own path; anything else below the endpoint,
+	// "/<name>/" included, is kube-apiserver's plain 404.
 	name := strings.TrimPrefix(rest, "/")
 	for _, c := range e.list() {
 		if c.Name() != name {
@@ -87,7 +91,10 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeText(w, http.StatusInternalServerError, fmt.Sprintf("internal server error: %v\n", err))
 			return
 		}
-		writeText(w, http.StatusOK, "ok")
+		// kube-apiserver writes a passing check's "ok" without
+		// X-Content-Type-Options.
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok"))
 		return
 	}
 	http.NotFound(w, r)
@@ -95,11 +102,11 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (e *Endpoint) serveAll(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	// Checks are excluded one per parameter (?exclude=a&exclude=b), as
+	// in kube-apiserver; "a,b" names no check.
 	excluded := map[string]bool{}
-	for _, x := range q["exclude"] {
-		for _, n := range strings.Split(x, ",") {
-			excluded[strings.TrimSpace(n)] = true
-		}
+	for _, n := range q["exclude"] {
+		excluded[n] = true
 	}
 	_, verbose := q["verbose"]
 	var out bytes.Buffer
@@ -119,8 +126,13 @@ func (e *Endpoint) serveAll(w http.ResponseWriter, r *http.Request) {
 		}
 		fmt.Fprintf(&out, "[+]%s ok\n", c.Name())
 	}
-	for name := range excluded {
-		fmt.Fprintf(&out, "warn: some health checks cannot be excluded: no matches for %q\n", name)
+	if len(excluded) > 0 {
+		unknown := make([]string, 0, len(excluded))
+		for name := range excluded {
+			unknown = append(unknown, strconv.Quote(name))
+		}
+		sort.Strings(unknown)
+		fmt.Fprintf(&out, "warn: some health checks cannot be excluded: no matches for %s\n", strings.Join(unknown, ","))
 	}
 	if failed {
 		fmt.Fprintf(&out, "%s check failed\n", e.name)
