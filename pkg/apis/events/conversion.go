@@ -68,8 +68,31 @@ func AddConversions(scheme *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
-	return scheme.AddConversionFunc((*corev1.Event)(nil), (*eventsv1.Event)(nil), func(a, b any, _ conversion.Scope) error {
+	if err := scheme.AddConversionFunc((*corev1.Event)(nil), (*eventsv1.Event)(nil), func(a, b any, _ conversion.Scope) error {
 		*b.(*eventsv1.Event) = *FromCoreEvent(a.(*corev1.Event))
+		return nil
+	}); err != nil {
+		return err
+	}
+	// Lists are converted item by item: both APIs list the same objects.
+	if err := scheme.AddConversionFunc((*eventsv1.EventList)(nil), (*corev1.EventList)(nil), func(a, b any, _ conversion.Scope) error {
+		in, out := a.(*eventsv1.EventList), b.(*corev1.EventList)
+		out.ListMeta = in.ListMeta
+		out.Items = make([]corev1.Event, len(in.Items))
+		for i := range in.Items {
+			out.Items[i] = *ToCoreEvent(&in.Items[i])
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return scheme.AddConversionFunc((*corev1.EventList)(nil), (*eventsv1.EventList)(nil), func(a, b any, _ conversion.Scope) error {
+		in, out := a.(*corev1.EventList), b.(*eventsv1.EventList)
+		out.ListMeta = in.ListMeta
+		out.Items = make([]eventsv1.Event, len(in.Items))
+		for i := range in.Items {
+			out.Items[i] = *FromCoreEvent(&in.Items[i])
+		}
 		return nil
 	})
 }

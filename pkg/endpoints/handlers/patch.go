@@ -157,7 +157,7 @@ func (s *RequestScope) encodeJSON(obj runtime.Object) ([]byte, error) {
 	if !ok {
 		return nil, apierrors.NewInternalError(fmt.Errorf("no JSON serializer"))
 	}
-	data, err := runtime.Encode(s.Serializer.EncoderForVersion(info.Serializer, s.Kind.GroupVersion()), obj)
+	data, err := runtime.Encode(s.Serializer.EncoderForVersion(info.Serializer, kindVersioner{s.Kind.GroupVersion()}), obj)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}

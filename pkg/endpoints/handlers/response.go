@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -100,7 +101,7 @@ func (s *RequestScope) applyIncludeObject(table *metav1.Table, policy metav1.Inc
 			}
 			row.Object = runtime.RawExtension{Object: partialObjectMetadata(m)}
 		case metav1.IncludeObject:
-			versioned, err := s.Convertor.ConvertToVersion(obj, s.Kind.GroupVersion())
+			versioned, err := s.Convertor.ConvertToVersion(obj, kindVersioner{s.Kind.GroupVersion()})
 			if err != nil {
 				return apierrors.NewInternalError(err)
 			}
@@ -174,19 +175,31 @@ func (s *RequestScope) writeObject(ctx context.Context, w http.ResponseWriter, r
 	encodeAndWrite(w, s.Serializer, info, opts.Pretty, gv, code, out)
 }
 
-// encodeAndWrite encodes obj with the chosen serializer in version gv.
+// encodeAndWrite encodes obj with the chosen serializer in version gv,
+// keeping its kind.
 func encodeAndWrite(w http.ResponseWriter, ns runtime.NegotiatedSerializer, info runtime.SerializerInfo, pretty bool, gv schema.GroupVersion, code int, obj runtime.Object) {
 	ser := info.Serializer
 	if pretty && info.PrettySerializer != nil {
 		ser = info.PrettySerializer
 	}
-	enc := ns.EncoderForVersion(ser, gv)
+	enc := ns.EncoderForVersion(ser, kindVersioner{gv})
+	// Encode before writing the status line, so that an object that cannot
+	// be encoded is a 500 Status rather than a truncated 200.
+	// TODO(issue 3): stream large lists item by item.
+	var buf bytes.Buffer
+	if err := enc.Encode(obj, &buf); err != nil {
+		utilruntime.HandleError(fmt.Errorf("encoding %T response: %w", obj, err))
+		if _, isStatus := obj.(*metav1.Status); !isStatus {
+			encodeAndWrite(w, ns, info, pretty, metav1.SchemeGroupVersion, http.StatusInternalServerError,
+				responsewriters.ErrorToStatus(apierrors.NewInternalError(err)))
+			return
+		}
+		responsewriters.WriteStatus(w, obj.(*metav1.Status))
+		return
+	}
 	w.Header().Set("Content-Type", info.MediaType)
 	w.WriteHeader(code)
-	if err := enc.Encode(obj, w); err != nil {
-		// The status line is out: all that is left is to note the failure.
-		utilruntime.HandleError(fmt.Errorf("encoding %T response: %w", obj, err))
-	}
+	_, _ = w.Write(buf.Bytes())
 }
 
 // writeError writes err as a Status in the negotiated encoding (JSON when

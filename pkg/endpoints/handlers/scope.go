@@ -97,7 +97,7 @@ func (s *RequestScope) toHub(obj runtime.Object) (runtime.Object, error) {
 	if s.HubGroupVersion == s.Kind.GroupVersion() {
 		return obj, nil
 	}
-	out, err := s.Convertor.ConvertToVersion(obj, s.HubGroupVersion)
+	out, err := s.Convertor.ConvertToVersion(obj, kindVersioner{s.HubGroupVersion})
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}

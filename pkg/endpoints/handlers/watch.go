@@ -85,7 +85,7 @@ func serveWatch(w http.ResponseWriter, r *http.Request, s *RequestScope, watcher
 				return
 			}
 			buf.Reset()
-			if err := s.Serializer.EncoderForVersion(objSer, gv).Encode(obj, &buf); err != nil {
+			if err := s.Serializer.EncoderForVersion(objSer, kindVersioner{gv}).Encode(obj, &buf); err != nil {
 				utilruntime.HandleError(fmt.Errorf("encoding watch event of %s: %w", s.Resource, err))
 				return
 			}

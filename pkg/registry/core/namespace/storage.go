@@ -144,7 +144,12 @@ func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.Va
 		return nil, false, apierrors.NewConflict(corev1.Resource("namespaces"), name, fmt.Errorf(
 			"Precondition failed: UID in precondition: %v, UID in object meta: %v", *pre.UID, ns.UID))
 	}
-	if ns.DeletionTimestamp == nil && len(ns.Spec.Finalizers) > 0 || ns.DeletionTimestamp != nil && len(ns.Spec.Finalizers) > 0 {
+	if deleteValidation != nil {
+		if err := deleteValidation(ctx, ns.DeepCopy()); err != nil {
+			return nil, false, err
+		}
+	}
+	if len(ns.Spec.Finalizers) > 0 {
 		return r.markTerminating(ctx, name, opts)
 	}
 	return r.Store.Delete(ctx, name, deleteValidation, opts)
