@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane"
 )
 
 // Options are kapi's flags.
@@ -200,10 +202,8 @@ func (o *Options) Validate() []error {
 			errs = append(errs, fmt.Errorf("--etcd-servers %q: must be a URL (http://, https:// or unix://)", s))
 		}
 	}
-	for k := range o.RuntimeConfig {
-		if k != "api/all" && k != "api/ga" && k != "api/beta" && k != "api/alpha" && !strings.Contains(k, "/") {
-			errs = append(errs, fmt.Errorf("--runtime-config %q: keys are api/all or <group>/<version>", k))
-		}
+	if _, err := controlplane.ParseRuntimeConfig(o.RuntimeConfig); err != nil {
+		errs = append(errs, fmt.Errorf("--runtime-config: %w", err))
 	}
 	return errs
 }

@@ -107,6 +107,7 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 		return nil, err
 	}
 
+	runtimeConfig, _ := controlplane.ParseRuntimeConfig(o.RuntimeConfig) // validated above
 	disc := discovery.NewRegistry()
 	openAPIService := openapi.NewService(openapi.Config{
 		Info:   openapi.Info{Title: "Kubernetes", Version: Version.GitVersion},
@@ -121,6 +122,7 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 		},
 		ServiceClusterIPRange: serviceNet,
 		OpenAPI:               openAPI,
+		RuntimeConfig:         runtimeConfig,
 		SecurePort:            port,
 		MinRequestTimeout:     time.Duration(o.MinRequestTimeout) * time.Second,
 		MaxRequestBodyBytes:   o.MaxRequestBodyBytes,

@@ -47,6 +47,8 @@ type Config struct {
 	// ExtraAdmission runs after the plugins the control plane builds
 	// itself (NamespaceLifecycle).
 	ExtraAdmission admission.Interface
+	// RuntimeConfig switches group versions off (--runtime-config).
+	RuntimeConfig RuntimeConfig
 	// OpenAPI receives the descriptions of the installed resources.
 	OpenAPI *server.OpenAPIResources
 	// SecurePort is the port the kubernetes Service targets.
@@ -160,6 +162,9 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 	}
 	strict := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict)
 	for _, g := range groups {
+		if !cfg.RuntimeConfig.Enabled(g.gv) {
+			continue
+		}
 		agv := &endpoints.APIGroupVersion{
 			GroupVersion:        g.gv,
 			Storage:             g.storage,
