@@ -1,0 +1,355 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// apiOptions configures the api suite.
+type apiOptions struct {
+	kubeconfig         string
+	namespace          string // prefix; run N uses "<namespace>-N"
+	n, c               int
+	pageSize           int
+	payloadBytes       int
+	proto              bool
+	disableCompression bool
+	cleanup            bool
+	repeat             int
+	serverPID          int
+	etcdPID            int
+	requestTimeout     time.Duration
+}
+
+// apiEnv is what every run of the api suite shares: the options and one
+// client, so that all runs go over the same connection setup.
+type apiEnv struct {
+	o      apiOptions
+	host   string
+	cs     *kubernetes.Clientset
+	lister *lister
+}
+
+// newAPIEnv builds the client from the kubeconfig. Client-side rate
+// limiting is switched off (a negative QPS means none in client-go): the
+// bench measures the server, not client-go's default 5 QPS token bucket.
+func newAPIEnv(o apiOptions) (*apiEnv, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("loading kubeconfig %s: %w", o.kubeconfig, err)
+	}
+	cfg.QPS, cfg.Burst = -1, 0
+	cfg.Timeout = o.requestTimeout
+	cfg.DisableCompression = o.disableCompression
+	// Server-side deprecation warnings would go to stderr once per request.
+	cfg.WarningHandler = rest.NoWarnings{}
+	if o.proto {
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	}
+	// One HTTP client for the typed client and the raw list requests, so
+	// that lists use the same (HTTP/2) connection as creates and gets.
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, err
+	}
+	return &apiEnv{
+		o:      o,
+		host:   cfg.Host,
+		cs:     cs,
+		lister: &lister{http: httpClient, rest: cs.CoreV1().RESTClient(), pageSize: o.pageSize},
+	}, nil
+}
+
+// runAPI runs the api suite repeat times, each in its own namespace, and
+// prints each run's figures and then their medians.
+func runAPI(ctx context.Context, o apiOptions, p *printer) error {
+	// A wrong pid would silently drop the server's figures from every run:
+	// fail before the suite instead.
+	for _, pid := range []int{o.serverPID, o.etcdPID} {
+		if pid <= 0 {
+			continue
+		}
+		if _, err := readProcessCPU(pid); err != nil {
+			return fmt.Errorf("cannot measure pid %d: %w", pid, err)
+		}
+	}
+	env, err := newAPIEnv(o)
+	if err != nil {
+		return err
+	}
+	v, err := env.cs.Discovery().ServerVersion()
+	if err != nil {
+		return fmt.Errorf("server %s not reachable: %w", env.host, err)
+	}
+	p.comment("server: %s %s (%s)", env.host, v.GitVersion, v.GoVersion)
+	encoding := "json"
+	if o.proto {
+		encoding = "protobuf"
+	}
+	p.comment("api: %d configmaps of %d B payload, %d workers, %s for create/get; lists in json and protobuf, whole and paged by %d",
+		o.n, o.payloadBytes, o.c, encoding, o.pageSize)
+	p.comment("list *_ms: request sent to last body byte read, not decoding; paged: sum over the pages")
+
+	// Close the client's idle connections when done, so that a server
+	// stopped after the suite is not waiting on a client that has left.
+	// client-go wraps the transport in round trippers that do not pass
+	// CloseIdleConnections on; this helper unwraps them.
+	defer utilnet.CloseIdleConnectionsFor(env.lister.http.Transport)
+
+	var runs []*result
+	for run := 1; run <= o.repeat; run++ {
+		r, err := env.runOnce(ctx, run, p)
+		if err != nil {
+			return fmt.Errorf("api run %d: %w", run, err)
+		}
+		runs = append(runs, r)
+	}
+	if o.repeat > 1 {
+		p.comment("median of %d runs", o.repeat)
+		p.result("", medianResult(runs))
+	}
+	return nil
+}
+
+// runOnce runs the suite once: create, get, list, in a fresh namespace.
+func (env *apiEnv) runOnce(ctx context.Context, run int, p *printer) (*result, error) {
+	o := env.o
+	ns, err := env.createNamespace(ctx, fmt.Sprintf("%s-%d", o.namespace, run))
+	if err != nil {
+		return nil, fmt.Errorf("creating namespace: %w", err)
+	}
+	p.comment("run %d namespace %s", run, ns)
+
+	before := takeSample(o.serverPID, o.etcdPID)
+	start := time.Now()
+	r := &result{}
+
+	created := env.create(ctx, ns)
+	recordPhase(r, p, "create", "create_configmaps_per_s", created)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	got := env.get(ctx, ns)
+	recordPhase(r, p, "get", "get_per_s", got)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	env.lister.measureAll(ctx, ns, created.ok, r, p)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	wall := time.Since(start)
+	after := takeSample(o.serverPID, o.etcdPID)
+	r.addDuration("suite_wall_s", wall)
+	recordUsage(r, p, before, after, o.serverPID, o.etcdPID)
+
+	p.result(runPrefix(run, o.repeat), r)
+
+	if o.cleanup {
+		t0 := time.Now()
+		if err := env.deleteNamespace(ctx, ns); err != nil {
+			p.comment("cleanup %s: failed after %.1fs: %v", ns, time.Since(t0).Seconds(), err)
+		} else {
+			p.comment("cleanup %s: done in %.1fs", ns, time.Since(t0).Seconds())
+		}
+	}
+	return r, nil
+}
+
+// createNamespace creates a namespace named name, or, if a previous bench
+// left one of that name (possibly still Terminating), name with a random
+// suffix, so that runs never share objects.
+func (env *apiEnv) createNamespace(ctx context.Context, name string) (string, error) {
+	candidate := name
+	for attempt := 0; ; attempt++ {
+		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: candidate}}
+		_, err := env.cs.CoreV1().Namespaces().Create(ctx, nsObj, metav1.CreateOptions{})
+		if err == nil {
+			return candidate, nil
+		}
+		if !apierrors.IsAlreadyExists(err) || attempt == 3 {
+			return "", err
+		}
+		candidate = name + "-" + utilrand.String(5)
+	}
+}
+
+// configMapName is the name of the i-th configmap of a run.
+func configMapName(i int) string { return fmt.Sprintf("cm-%06d", i) }
+
+// create creates n configmaps with c workers.
+func (env *apiEnv) create(ctx context.Context, ns string) phase {
+	// One payload for all objects: its content does not matter to the
+	// server, only its size, and building it once keeps client CPU out of
+	// the measurement.
+	payload := strings.Repeat("0123456789abcdef", env.o.payloadBytes/16+1)[:env.o.payloadBytes]
+	client := env.cs.CoreV1().ConfigMaps(ns)
+	return runConcurrent(ctx, env.o.n, env.o.c, func(ctx context.Context, i int) error {
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: configMapName(i), Labels: map[string]string{"app": "kapi-bench"}},
+			Data:       map[string]string{"payload": payload},
+		}
+		_, err := client.Create(ctx, cm, metav1.CreateOptions{})
+		return err
+	})
+}
+
+// get reads each configmap once by name with c workers.
+func (env *apiEnv) get(ctx context.Context, ns string) phase {
+	client := env.cs.CoreV1().ConfigMaps(ns)
+	return runConcurrent(ctx, env.o.n, env.o.c, func(ctx context.Context, i int) error {
+		_, err := client.Get(ctx, configMapName(i), metav1.GetOptions{})
+		return err
+	})
+}
+
+// phase is the outcome of n requests made by concurrent workers.
+type phase struct {
+	ok, errors int
+	wall       time.Duration
+	latencies  []time.Duration // of successful requests, sorted
+	firstErr   error
+}
+
+// runConcurrent calls op(ctx, i) for i in [0, n) from c workers, each
+// taking the next index when done with the previous one (a closed loop: the
+// offered load is c requests in flight, whatever the server's speed).
+func runConcurrent(ctx context.Context, n, c int, op func(ctx context.Context, i int) error) phase {
+	lat := make([]time.Duration, n)
+	failed := make([]bool, n)
+	done := make([]bool, n)
+	var next atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range c {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				t0 := time.Now()
+				err := op(ctx, i)
+				// Each index is written by one worker only; wg.Wait
+				// orders these writes before the reads below.
+				lat[i], done[i] = time.Since(t0), true
+				if err != nil {
+					failed[i] = true
+					errOnce.Do(func() { firstErr = err })
+				}
+			}
+		})
+	}
+	wg.Wait()
+	ph := phase{wall: time.Since(start), firstErr: firstErr}
+	for i := range n {
+		switch {
+		case !done[i]:
+		case failed[i]:
+			ph.errors++
+		default:
+			ph.ok++
+			ph.latencies = append(ph.latencies, lat[i])
+		}
+	}
+	slices.Sort(ph.latencies)
+	return ph
+}
+
+// recordPhase adds a phase's throughput, latency percentiles and error
+// count under the baseline's key names.
+func recordPhase(r *result, p *printer, name, rateKey string, ph phase) {
+	r.addFloat(rateKey, perSecond(ph.ok, ph.wall))
+	r.addDuration(name+"_p50_ms", percentile(ph.latencies, 50))
+	r.addDuration(name+"_p99_ms", percentile(ph.latencies, 99))
+	r.addInt(name+"_errors", int64(ph.errors))
+	if ph.firstErr != nil {
+		p.comment("%s: %d errors, first: %v", name, ph.errors, ph.firstErr)
+	}
+}
+
+// deleteNamespace removes ns and everything in it without relying on a
+// namespace controller, which kapi (and a bare kube-apiserver) does not run:
+// it deletes the configmaps, then the namespace, then clears the
+// namespace's spec.finalizers through the finalize subresource, which lets
+// the server remove the Terminating namespace.
+func (env *apiEnv) deleteNamespace(ctx context.Context, ns string) error {
+	cms := env.cs.CoreV1().ConfigMaps(ns)
+	if err := cms.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		// Fall back to one delete per object, for servers without
+		// deletecollection.
+		fmt.Fprintf(os.Stderr, "kapi-bench: deletecollection in %s failed (%v); deleting one by one\n", ns, err)
+		list, err := cms.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("listing configmaps to delete: %w", err)
+		}
+		ph := runConcurrent(ctx, len(list.Items), env.o.c, func(ctx context.Context, i int) error {
+			err := cms.Delete(ctx, list.Items[i].Name, metav1.DeleteOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		})
+		if ph.firstErr != nil {
+			return fmt.Errorf("deleting configmaps: %d errors, first: %w", ph.errors, ph.firstErr)
+		}
+	}
+
+	nsClient := env.cs.CoreV1().Namespaces()
+	if err := nsClient.Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting namespace: %w", err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		obj, err := nsClient.Get(ctx, ns, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return errors.New("namespace still present after 60s")
+		}
+		if len(obj.Spec.Finalizers) > 0 {
+			obj.Spec.Finalizers = nil
+			_, err := nsClient.Finalize(ctx, obj, metav1.UpdateOptions{})
+			// A namespace controller, where there is one, may have
+			// finalized or removed it in between: both are fine.
+			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return fmt.Errorf("finalizing namespace: %w", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
