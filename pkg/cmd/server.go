@@ -16,6 +16,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/certs"
@@ -124,6 +125,7 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 		OpenAPI:               openAPI,
 		RuntimeConfig:         runtimeConfig,
 		SecurePort:            port,
+		PublicAddress:         s.publicAddress(),
 		MinRequestTimeout:     time.Duration(o.MinRequestTimeout) * time.Second,
 		MaxRequestBodyBytes:   o.MaxRequestBodyBytes,
 	}, apiextensions, disc)
@@ -171,16 +173,23 @@ func (s *Server) close() error {
 	return errors.Join(errs...)
 }
 
+// publicAddress is the IP this server advertises to the cluster, chosen
+// as kube-apiserver does: --advertise-address, else --bind-address unless
+// it is loopback or unspecified, else the address of the host's default
+// route, so that in-cluster clients can reach it.
+func (s *Server) publicAddress() net.IP {
+	if ip := s.Options.AdvertiseAddress; ip != nil && !ip.IsUnspecified() {
+		return ip
+	}
+	if ip, err := utilnet.ResolveBindAddress(s.Options.BindAddress); err == nil {
+		return ip
+	}
+	return net.ParseIP("127.0.0.1")
+}
+
 // advertiseAddress is what discovery tells clients to use.
 func (s *Server) advertiseAddress(port int) string {
-	ip := s.Options.AdvertiseAddress
-	if ip == nil || ip.IsUnspecified() {
-		ip = s.Options.BindAddress
-	}
-	if ip.IsUnspecified() {
-		ip = net.ParseIP("127.0.0.1")
-	}
-	return net.JoinHostPort(ip.String(), strconv.Itoa(port))
+	return net.JoinHostPort(s.publicAddress().String(), strconv.Itoa(port))
 }
 
 // servingTLS loads the serving certificate and client CA, generating a PKI
@@ -192,10 +201,8 @@ func (s *Server) servingTLS(serviceNet *net.IPNet, port int) (*tls.Config, *x509
 		certDir = filepath.Join(o.DataDir, "pki")
 	}
 	serviceIP := firstIP(serviceNet)
-	var extra []string
-	if ip := o.AdvertiseAddress; ip != nil && !ip.IsUnspecified() {
-		extra = append(extra, ip.String())
-	}
+	// The address advertised to the cluster must verify too.
+	extra := []string{s.publicAddress().String()}
 	if ip := o.BindAddress; ip != nil && !ip.IsUnspecified() {
 		extra = append(extra, ip.String())
 	}

@@ -51,6 +51,9 @@ type Config struct {
 	RuntimeConfig RuntimeConfig
 	// OpenAPI receives the descriptions of the installed resources.
 	OpenAPI *server.OpenAPIResources
+	// PublicAddress is the address of this server in the kubernetes
+	// Endpoints (--advertise-address).
+	PublicAddress net.IP
 	// SecurePort is the port the kubernetes Service targets.
 	SecurePort          int
 	MinRequestTimeout   time.Duration
@@ -183,6 +186,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 
 	s.AddPostStartHook("start-system-namespaces-controller", systemNamespacesHook(namespaces))
 	s.AddPostStartHook("bootstrap-controller", kubernetesServiceHook(services, alloc, cfg.SecurePort))
+	s.AddPostStartHook("peer-endpoint-reconciler-controller", kubernetesEndpointsHook(core["endpoints"].(*generic.Store), cfg.PublicAddress, cfg.SecurePort))
 	return s, nil
 }
 

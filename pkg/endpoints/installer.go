@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -185,6 +186,12 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 		vh.byVerb["deletecollection"] = handlers.DeleteCollection(d, scope)
 	}
 
+	if d, ok := storage.(rest.Deprecated); ok && d.DeprecationWarning() != "" {
+		for verb, h := range vh.byVerb {
+			vh.byVerb[verb] = withWarning(h, d.DeprecationWarning())
+		}
+	}
+
 	res := metav1.APIResource{Name: path, Namespaced: namespaced, Kind: kind.Kind}
 	if kind.GroupVersion() != g.GroupVersion {
 		res.Group, res.Version = kind.Group, kind.Version
@@ -278,5 +285,13 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 		Reason:   metav1.StatusReasonMethodNotAllowed,
 		Details:  &metav1.StatusDetails{},
 		Code:     http.StatusMethodNotAllowed,
+	})
+}
+
+// withWarning adds a warning to every response of h.
+func withWarning(h http.Handler, text string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		warning.AddWarning(r.Context(), text)
+		h.ServeHTTP(w, r)
 	})
 }

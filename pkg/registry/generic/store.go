@@ -59,6 +59,10 @@ type Store struct {
 
 	TableConvertor rest.TableConvertor
 
+	// Deprecation, when set, is the warning every request of the resource
+	// gets.
+	Deprecation string
+
 	// ShortNamesList and CategoriesList are advertised in discovery.
 	ShortNamesList []string
 	CategoriesList []string
@@ -605,3 +609,6 @@ func newTooLargeResourceVersionError(se *storage.Error) error {
 
 // ReturnsDeletedObject tells whether a delete answers with the object.
 func (s *Store) ReturnsDeletedObject() bool { return s.ReturnDeletedObject }
+
+// DeprecationWarning is the warning of a deprecated resource, or "".
+func (s *Store) DeprecationWarning() string { return s.Deprecation }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -33,4 +34,26 @@ func (DefaultStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime
 }
 func (DefaultStrategy) DefaultGarbageCollectionPolicy(context.Context) rest.GarbageCollectionPolicy {
 	return rest.DeleteDependents
+}
+
+// ValidatingStrategy is the whole strategy of a resource whose objects are
+// plain data: nothing server-owned to prepare, validated by the functions
+// of its API package. Resources with a status or server-owned fields write
+// their own strategy instead.
+type ValidatingStrategy[T runtime.Object] struct {
+	DefaultStrategy
+	ValidateFunc       func(obj T) field.ErrorList
+	ValidateUpdateFunc func(obj, old T) field.ErrorList
+}
+
+func (ValidatingStrategy[T]) PrepareForCreate(context.Context, runtime.Object) {}
+
+func (ValidatingStrategy[T]) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
+
+func (s ValidatingStrategy[T]) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return s.ValidateFunc(obj.(T))
+}
+
+func (s ValidatingStrategy[T]) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return s.ValidateUpdateFunc(obj.(T), old.(T))
 }

@@ -124,3 +124,9 @@ type GroupVersionKindProvider interface {
 type DeletedObjectReturner interface {
 	ReturnsDeletedObject() bool
 }
+
+// Deprecated is implemented by storage of a resource kube-apiserver warns
+// about on every request (v1 Endpoints since 1.33).
+type Deprecated interface {
+	DeprecationWarning() string
+}

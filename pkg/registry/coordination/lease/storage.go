@@ -2,31 +2,18 @@
 package lease
 
 import (
-	"context"
-
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/coordination"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
 
-type strategy struct{ generic.DefaultStrategy }
-
 // Strategy is the behaviour of leases.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
-
-func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
-
-func (strategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return coordination.ValidateLease(obj.(*coordinationv1.Lease))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return coordination.ValidateLeaseUpdate(obj.(*coordinationv1.Lease), old.(*coordinationv1.Lease))
+var Strategy = generic.ValidatingStrategy[*coordinationv1.Lease]{
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+	ValidateFunc:       coordination.ValidateLease,
+	ValidateUpdateFunc: coordination.ValidateLeaseUpdate,
 }
 
 // NewREST returns the storage of leases.

@@ -2,32 +2,19 @@
 package endpoints
 
 import (
-	"context"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
 
-type strategy struct{ generic.DefaultStrategy }
-
 // Strategy is the behaviour of endpoints. kube-apiserver lets a PUT
 // create them, for the endpoints controller.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true, CreateOnUpdate: true}}
-
-func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
-
-func (strategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return core.ValidateEndpoints(obj.(*corev1.Endpoints))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return core.ValidateEndpointsUpdate(obj.(*corev1.Endpoints), old.(*corev1.Endpoints))
+var Strategy = generic.ValidatingStrategy[*corev1.Endpoints]{
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true, CreateOnUpdate: true},
+	ValidateFunc:       core.ValidateEndpoints,
+	ValidateUpdateFunc: core.ValidateEndpointsUpdate,
 }
 
 // NewREST returns the storage of endpoints.
@@ -42,6 +29,7 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
 		ShortNamesList:            []string{"ep"},
+		Deprecation:               "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
 	}
 	return s, opts.Complete(s, corev1.SchemeGroupVersion)
 }
