@@ -101,8 +101,10 @@ func (h *Handler) serveAggregated(w http.ResponseWriter, r *http.Request, list *
 	if err != nil || opts.Convert == "" {
 		return false
 	}
-	enc := discoveryCodecs.EncoderForVersion(info.Serializer, apidiscoveryv2.SchemeGroupVersion)
-	body, err := runtime.Encode(enc, list)
+	// The list is shared by every request and already carries its
+	// apiVersion and kind: encode it as is. A versioning encoder would
+	// set its kind while encoding, a data race between requests.
+	body, err := runtime.Encode(info.Serializer, list)
 	if err != nil {
 		responsewriters.WriteErrorStatus(w, r, err)
 		return true
