@@ -12,6 +12,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
+	"github.com/kapi-dev/kapi/pkg/registry/core/service"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service/ipallocator"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -79,7 +80,7 @@ func kubernetesEndpointsHook(endpoints *generic.Store, address net.IP, securePor
 
 // kubernetesServiceHook creates the default/kubernetes Service with the
 // first IP of the service range, so that in-cluster clients find the API.
-func kubernetesServiceHook(services *generic.Store, alloc *ipallocator.Allocator, securePort int) server.PostStartHookFunc {
+func kubernetesServiceHook(services *service.REST, alloc *ipallocator.Allocator, securePort int) server.PostStartHookFunc {
 	return func(hctx server.PostStartHookContext) error {
 		ctx := request.WithNamespace(hctx.Context, metav1NamespaceDefault)
 		// On every start but the first the Service is there already; asking

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
@@ -44,6 +45,8 @@ type Config struct {
 	RESTOptions generic.RESTOptions
 	// ServiceClusterIPRange is --service-cluster-ip-range.
 	ServiceClusterIPRange *net.IPNet
+	// ServiceNodePortRange is --service-node-port-range.
+	ServiceNodePortRange utilnet.PortRange
 	// ExtraAdmission runs after the plugins the control plane builds
 	// itself (NamespaceLifecycle).
 	ExtraAdmission admission.Interface
@@ -130,7 +133,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		return nil, err
 	}
 	core["pods"], core["pods/status"], core["pods/binding"], core["bindings"] = pods.Pod, pods.Status, pods.Binding, pods.Binding
-	services, svcStatus, err := service.NewREST(opts, alloc)
+	services, svcStatus, err := service.NewREST(opts, alloc, cfg.ServiceNodePortRange)
 	if err != nil {
 		return nil, err
 	}

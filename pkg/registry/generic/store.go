@@ -75,10 +75,6 @@ type Store struct {
 	// the object deletes it.
 	HoldsDeletion func(obj runtime.Object) bool
 
-	// BeginCreate runs after validation and admission, before the write
-	// (to allocate what the object needs, such as a Service's cluster IP);
-	// its finish function learns whether the write succeeded.
-	BeginCreate func(ctx context.Context, obj runtime.Object, dryRun bool) (finish func(ok bool), err error)
 	// AfterDelete runs once an object is removed from storage.
 	AfterDelete func(ctx context.Context, obj runtime.Object)
 
@@ -279,17 +275,6 @@ func (s *Store) Create(ctx context.Context, obj runtime.Object, createValidation
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, err
-	}
-	if s.BeginCreate != nil {
-		finish, err := s.BeginCreate(ctx, obj, isDryRun(opts.DryRun))
-		if err != nil {
-			return nil, err
-		}
-		ok := false
-		defer func() { finish(ok) }()
-		out, err := s.create(ctx, obj, m, opts)
-		ok = err == nil
-		return out, err
 	}
 	return s.create(ctx, obj, m, opts)
 }

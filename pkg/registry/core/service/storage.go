@@ -1,28 +1,58 @@
 // Package service is the REST storage of core/v1 services and their
-// /status: cluster IPs are allocated on create and released on delete.
+// /status. A Service gets its cluster IP and node ports (and health check
+// node port) when it is created or updated to a type that needs them, and
+// gives them back when it is deleted or no longer needs them.
+//
+// # Allocation
+//
+// Cluster IPs and node ports are reserved in storage, one object per
+// value (packages ipallocator, portallocator and reservation), so that
+// several kapi servers sharing one etcd never hand out the same value.
+// As in kube-apiserver, allocation happens before validation and
+// validating admission, which therefore see the allocated values, and is
+// undone if the request fails. REST wraps the generic Store to do so:
+//
+//   - Create fills in the IP families, reserves, then lets the Store
+//     validate and write; it releases the reservations if that fails.
+//   - Update wraps the update's UpdatedObjectInfo, so that each attempt
+//     of the Store's read-modify-write is allocated for from the object
+//     it is computed from; once the write is decided it releases what the
+//     old Service had and the stored one does not (type changes, removed
+//     ports), or, on failure, what it reserved.
+//   - Deletes release through the Store's AfterDelete hook, which every
+//     path that removes a Service runs.
+//
+// Dry runs reserve nothing but report conflicts as real requests would.
 package service
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/netip"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service/ipallocator"
+	"github.com/kapi-dev/kapi/pkg/registry/core/service/portallocator"
+	"github.com/kapi-dev/kapi/pkg/registry/core/service/reservation"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
-// strategy is the behaviour of services in a cluster whose service range
-// has the given IP families.
+// strategy is the behaviour of services. The IP family fields, which
+// depend on the cluster's service range, are filled in with the
+// allocation, before validation.
 type strategy struct {
 	generic.DefaultStrategy
-	families []corev1.IPFamily
 }
 
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
@@ -35,48 +65,26 @@ func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	svc, oldSvc := obj.(*corev1.Service), old.(*corev1.Service)
 	svc.Status = oldSvc.Status
 	normalizeClusterIPs(svc, oldSvc)
-}
-
-// normalizeClusterIPs makes clusterIPs follow clusterIP when a client set
-// only the older singular field, as kube-apiserver does before validation.
-func normalizeClusterIPs(svc, oldSvc *corev1.Service) {
-	spec := &svc.Spec
-	if spec.ClusterIP == "" || len(spec.ClusterIPs) > 0 && spec.ClusterIPs[0] == spec.ClusterIP {
-		return
-	}
-	if len(spec.ClusterIPs) == 0 || oldSvc != nil && len(oldSvc.Spec.ClusterIPs) > 0 && oldSvc.Spec.ClusterIPs[0] == spec.ClusterIPs[0] {
-		spec.ClusterIPs = append([]string{spec.ClusterIP}, tail(spec.ClusterIPs)...)
+	// Only load balancers have a load balancer status; deprovisioning
+	// is asynchronous, but clients need not see that.
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		svc.Status.LoadBalancer = corev1.LoadBalancerStatus{}
 	}
 }
 
-func tail(s []string) []string {
-	if len(s) == 0 {
-		return nil
-	}
-	return s[1:]
+func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return core.ValidateService(obj.(*corev1.Service))
 }
 
-// Validate fills in the IP family fields, which depend on the cluster's
-// service range and on what the client asked for, and validates. The
-// family defaulting reports its own errors, so it runs here rather than
-// in PrepareForCreate.
-func (s strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	svc := obj.(*corev1.Service)
-	if errs := core.DefaultServiceIPFamilies(svc, nil, s.families); len(errs) > 0 {
-		return errs
-	}
-	return core.ValidateService(svc)
-}
-
-func (s strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	svc, oldSvc := obj.(*corev1.Service), old.(*corev1.Service)
-	if errs := core.DefaultServiceIPFamilies(svc, oldSvc, s.families); len(errs) > 0 {
-		return errs
-	}
-	return core.ValidateServiceUpdate(svc, oldSvc)
+func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return core.ValidateServiceUpdate(obj.(*corev1.Service), old.(*corev1.Service))
 }
 
 type statusStrategy struct{ strategy }
+
+// AllowCreateOnUpdate is false for /status: a Service is created only
+// through the paths that allocate for it.
+func (statusStrategy) AllowCreateOnUpdate() bool { return false }
 
 func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	obj.(*corev1.Service).Spec = old.(*corev1.Service).Spec
@@ -86,15 +94,39 @@ func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object)
 	return core.ValidateServiceStatusUpdate(obj.(*corev1.Service), old.(*corev1.Service))
 }
 
+// REST is the storage of services: the generic Store, with allocation
+// around its creates and updates.
+type REST struct {
+	*generic.Store
+	alloc *allocators
+}
+
+var (
+	_ rest.Creater = &REST{}
+	_ rest.Updater = &REST{}
+	_ rest.Patcher = &REST{}
+)
+
 // NewREST returns the storage of services and of their /status, with
-// cluster IPs allocated by alloc.
-func NewREST(opts generic.RESTOptions, alloc *ipallocator.Allocator) (*generic.Store, *generic.SubresourceREST, error) {
+// cluster IPs from ips and node ports from nodePorts. Node port
+// reservations are stored through opts.StorageFactory (see package
+// portallocator).
+func NewREST(opts generic.RESTOptions, ips *ipallocator.Allocator, nodePorts utilnet.PortRange) (*REST, *generic.SubresourceREST, error) {
+	portStorage, err := portallocator.NewStorage(opts.StorageFactory)
+	if err != nil {
+		return nil, nil, err
+	}
+	ports, err := portallocator.New(nodePorts, portStorage)
+	if err != nil {
+		return nil, nil, err
+	}
 	family := corev1.IPv4Protocol
-	if alloc.First().Is6() {
+	if ips.First().Is6() {
 		family = corev1.IPv6Protocol
 	}
-	st := strategy{DefaultStrategy: generic.DefaultStrategy{Namespaced: true}, families: []corev1.IPFamily{family}}
-	s := &generic.Store{
+	st := strategy{DefaultStrategy: generic.DefaultStrategy{Namespaced: true, CreateOnUpdate: true}}
+	r := &REST{alloc: &allocators{ips: ips, ports: ports, families: []corev1.IPFamily{family}}}
+	r.Store = &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Service{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ServiceList{} },
 		DefaultQualifiedResource:  corev1.Resource("services"),
@@ -105,82 +137,195 @@ func NewREST(opts generic.RESTOptions, alloc *ipallocator.Allocator) (*generic.S
 		DeleteStrategy:            st,
 		ShortNamesList:            []string{"svc"},
 		CategoriesList:            []string{"all"},
-		BeginCreate: func(ctx context.Context, obj runtime.Object, dryRun bool) (func(bool), error) {
-			return allocateClusterIP(ctx, alloc, obj.(*corev1.Service), dryRun)
-		},
-		AfterDelete: func(ctx context.Context, obj runtime.Object) {
-			for _, ip := range clusterIPs(obj.(*corev1.Service)) {
-				_ = alloc.Release(ctx, ip)
-			}
-		},
+		AfterDelete:               r.afterDelete,
 	}
-	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
+	if err := opts.Complete(r.Store, corev1.SchemeGroupVersion); err != nil {
 		return nil, nil, err
 	}
-	return s, generic.NewSubresourceREST(s, statusStrategy{st}), nil
+	ips.SetHolds(r.holdsIP)
+	ports.SetHolds(r.holdsPort)
+	return r, generic.NewSubresourceREST(r.Store, statusStrategy{st}), nil
 }
 
-// clusterIPs are the allocated IPs of a service.
-func clusterIPs(svc *corev1.Service) []netip.Addr {
-	var out []netip.Addr
-	for _, s := range svc.Spec.ClusterIPs {
-		if ip, err := netip.ParseAddr(s); err == nil {
-			out = append(out, ip)
+// NodePorts is the node port allocator, for tests.
+func (r *REST) NodePorts() *portallocator.Allocator { return r.alloc.ports }
+
+// maxGenerateNameAttempts is how many generated names a create tries, as
+// the Store does.
+const maxGenerateNameAttempts = 8
+
+// Create allocates for a new Service and stores it. A generated name is
+// picked here rather than by the Store, because the reservations name
+// their Service.
+func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
+	svc, ok := obj.(*corev1.Service)
+	generate := ok && svc.Name == "" && svc.GenerateName != ""
+	if !ok || svc.Name == "" && !generate {
+		// The Store refuses it; there is no one to allocate for.
+		return r.Store.Create(ctx, obj, createValidation, opts)
+	}
+	for i := 1; ; i++ {
+		try := svc
+		if generate {
+			try = svc.DeepCopy()
+			try.Name = generic.GenerateName(svc.GenerateName)
+		}
+		out, err := r.createOnce(ctx, try, createValidation, opts)
+		if !generate || !apierrors.IsAlreadyExists(err) || i == maxGenerateNameAttempts {
+			return out, err
 		}
 	}
-	return out
 }
 
-// allocateClusterIP gives a service that needs one a cluster IP: the one
-// asked for, or the next free. The IP is released if the create fails.
-func allocateClusterIP(ctx context.Context, alloc *ipallocator.Allocator, svc *corev1.Service, dryRun bool) (func(bool), error) {
-	noop := func(bool) {}
-	if svc.Spec.Type == corev1.ServiceTypeExternalName || svc.Spec.ClusterIP == corev1.ClusterIPNone {
-		return noop, nil
+func (r *REST) createOnce(ctx context.Context, svc *corev1.Service, createValidation rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
+	t := r.alloc.newTxn(ownerOf(ctx, svc.Namespace, svc.Name), len(opts.DryRun) > 0)
+	if err := t.beginCreate(ctx, svc); err != nil {
+		t.finish(ctx, nil)
+		return nil, err
 	}
-	owner := ipallocator.Owner{Namespace: svc.Namespace, Name: svc.Name}
-	var ip netip.Addr
-	fieldPath := field.NewPath("spec", "clusterIPs").Index(0)
-	if svc.Spec.ClusterIP != "" {
-		requested, err := netip.ParseAddr(svc.Spec.ClusterIP)
-		if err != nil {
-			return nil, invalid(svc, field.Invalid(fieldPath, svc.Spec.ClusterIP, "must be a valid IP"))
-		}
-		if err := alloc.Allocate(ctx, requested, owner, dryRun); err != nil {
-			return nil, allocationError(svc, fieldPath, err)
-		}
-		ip = requested
-	} else {
-		next, err := alloc.AllocateNext(ctx, owner, dryRun)
-		if err != nil {
-			return nil, allocationError(svc, fieldPath, err)
-		}
-		ip = next
+	out, err := r.Store.Create(ctx, svc, createValidation, opts)
+	stored, _ := out.(*corev1.Service)
+	if err != nil {
+		stored = nil
 	}
-	svc.Spec.ClusterIP = ip.String()
-	svc.Spec.ClusterIPs = []string{ip.String()}
-	if dryRun {
-		return noop, nil
-	}
-	return func(ok bool) {
-		if !ok {
-			_ = alloc.Release(context.WithoutCancel(ctx), ip)
-		}
-	}, nil
+	t.finish(ctx, stored)
+	return out, err
 }
 
-// allocationError is kube-apiserver's 422 for an IP that cannot be had.
-func allocationError(svc *corev1.Service, path *field.Path, err error) error {
-	var notInRange *ipallocator.ErrNotInRange
-	switch {
-	case errors.Is(err, ipallocator.ErrAllocated), errors.As(err, &notInRange):
-		return invalid(svc, field.Invalid(path, svc.Spec.ClusterIP, fmt.Sprintf("failed to allocate IP %s: %v", svc.Spec.ClusterIP, err)))
-	case errors.Is(err, ipallocator.ErrFull):
-		return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: %w", err))
+// Update updates a Service, allocating what its new state needs and
+// releasing what it no longer does. A PUT of a missing Service creates
+// it, as in kube-apiserver.
+func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	t := r.alloc.newTxn(ownerOf(ctx, "", name), len(opts.DryRun) > 0)
+	info := &allocatingUpdate{next: objInfo, txn: t}
+	out, created, err := r.Store.Update(ctx, name, info, createValidation, updateValidation, forceAllowCreate, opts)
+	stored, _ := out.(*corev1.Service)
+	if err != nil {
+		stored = nil
 	}
-	return apierrors.NewInternalError(err)
+	t.finish(ctx, stored)
+	return out, created, err
 }
 
-func invalid(svc *corev1.Service, errs ...*field.Error) error {
-	return apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), svc.Name, errs)
+// allocatingUpdate computes an updated Service and allocates for it. The
+// Store calls it once per attempt of its read-modify-write.
+type allocatingUpdate struct {
+	next rest.UpdatedObjectInfo
+	txn  *txn
+}
+
+func (u *allocatingUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
+	obj, err := u.next.UpdatedObject(ctx, oldObj)
+	if err != nil {
+		return nil, err
+	}
+	svc, ok := obj.(*corev1.Service)
+	if !ok {
+		return obj, nil
+	}
+	if oldObj == nil {
+		return obj, u.txn.beginCreate(ctx, svc)
+	}
+	old := oldObj.(*corev1.Service)
+	if stale(svc, old) {
+		// The Store refuses the update with a conflict (or an invalid
+		// resourceVersion); allocating for it would be wasted, and
+		// a taken node port would hide the conflict.
+		u.txn.startAttempt(old)
+		return obj, nil
+	}
+	return obj, u.txn.beginUpdate(ctx, svc, old)
+}
+
+// stale reports whether an update names a resourceVersion other than the
+// current one, which the Store refuses as it checks it.
+func stale(svc, old *corev1.Service) bool {
+	if svc.ResourceVersion == "" {
+		return false
+	}
+	want, err := storage.ParseResourceVersion(svc.ResourceVersion)
+	if err != nil {
+		return true
+	}
+	current, err := storage.ParseResourceVersion(old.ResourceVersion)
+	return err != nil || want != current
+}
+
+// afterDelete releases what a deleted Service held. A release that fails
+// leaves an orphan, which a later allocation reclaims.
+func (r *REST) afterDelete(ctx context.Context, obj runtime.Object) {
+	svc := obj.(*corev1.Service)
+	owner := reservation.Owner{Namespace: svc.Namespace, Name: svc.Name}
+	ctx = context.WithoutCancel(ctx)
+	for _, ip := range allocatedIPs(svc) {
+		_ = r.alloc.ips.Release(ctx, ip, owner)
+	}
+	for _, p := range allocatedPorts(svc) {
+		_ = r.alloc.ports.Release(ctx, int(p), owner)
+	}
+}
+
+// ownerOf names the Service of a request: in the request's namespace, as
+// the Store keys it.
+func ownerOf(ctx context.Context, namespace, name string) reservation.Owner {
+	if ns := request.NamespaceValue(ctx); ns != "" {
+		namespace = ns
+	}
+	return reservation.Owner{Namespace: namespace, Name: name}
+}
+
+// stored reads the Service owner from storage, nil if there is none.
+func (r *REST) stored(ctx context.Context, owner reservation.Owner) (*corev1.Service, error) {
+	for _, s := range []string{owner.Namespace, owner.Name} {
+		if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/%") {
+			// No Service can have such a key.
+			return nil, nil
+		}
+	}
+	svc := &corev1.Service{}
+	key := r.Store.KeyPrefix + "/" + owner.Namespace + "/" + owner.Name
+	if err := r.Store.Storage.Get(ctx, key, storage.GetOptions{IgnoreNotFound: true}, svc); err != nil {
+		return nil, err
+	}
+	if svc.ResourceVersion == "" {
+		return nil, nil
+	}
+	return svc, nil
+}
+
+// holdsIP reports whether the stored Service owner has the cluster IP.
+func (r *REST) holdsIP(ctx context.Context, owner reservation.Owner, value string) (bool, error) {
+	svc, err := r.stored(ctx, owner)
+	if err != nil || svc == nil {
+		return false, err
+	}
+	ip, err := netip.ParseAddr(value)
+	if err != nil {
+		return false, nil
+	}
+	for _, held := range allocatedIPs(svc) {
+		if held == ip {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// holdsPort reports whether the stored Service owner has the node port.
+func (r *REST) holdsPort(ctx context.Context, owner reservation.Owner, value string) (bool, error) {
+	svc, err := r.stored(ctx, owner)
+	if err != nil || svc == nil {
+		return false, err
+	}
+	port, err := strconv.Atoi(value)
+	if err != nil {
+		return false, nil
+	}
+	for _, held := range allocatedPorts(svc) {
+		if int(held) == port {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -1,29 +1,35 @@
 // Package ipallocator hands out the cluster IPs of Services from
 // --service-cluster-ip-range. Each allocated IP is a networking.k8s.io/v1
-// IPAddress object in storage, created atomically, so several kapi
-// servers sharing one etcd can never hand out the same IP, and the state
-// survives restarts without a separate bitmap to repair.
+// IPAddress object in storage (key "/ipaddresses/<ip>", as kube-apiserver
+// keeps them), created atomically, so several kapi servers sharing one
+// etcd can never hand out the same IP, and the state survives restarts
+// without a separate bitmap to repair. See package reservation for how an
+// IP reserved by a server that died before writing its Service is
+// reclaimed.
 package ipallocator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
-	"math/rand/v2"
 	"net"
 	"net/netip"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/uuid"
 
+	"github.com/kapi-dev/kapi/pkg/registry/core/service/reservation"
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
 // ErrAllocated means the IP is taken.
-var ErrAllocated = fmt.Errorf("provided IP is already allocated")
+var ErrAllocated = errors.New("provided IP is already allocated")
 
 // ErrFull means the range has no free IP.
-var ErrFull = fmt.Errorf("range is full")
+var ErrFull = errors.New("range is full")
 
 // ErrNotInRange means the IP is outside the service range.
 type ErrNotInRange struct{ ValidRange string }
@@ -32,12 +38,27 @@ func (e *ErrNotInRange) Error() string {
 	return fmt.Sprintf("the provided IP is not in the valid range. The range of valid IPs is %s", e.ValidRange)
 }
 
+// Labels kube-apiserver puts on the IPAddress objects of Service IPs.
+const (
+	labelManagedBy = "ipaddress.kubernetes.io/managed-by"
+	labelIPFamily  = "ipaddress.kubernetes.io/ip-family"
+	managedBy      = "ipallocator.k8s.io"
+)
+
+// Owner names the Service an IP is allocated to.
+type Owner = reservation.Owner
+
 // Allocator allocates IPs of one range.
 type Allocator struct {
-	prefix  netip.Prefix
-	first   netip.Addr // first allocatable address
-	size    uint64     // number of allocatable addresses
-	storage storage.Interface
+	prefix netip.Prefix
+	first  netip.Addr // first allocatable address
+	size   uint64     // number of allocatable addresses
+	// offset splits the range: dynamic allocation takes IPs from
+	// [offset, size) first and [1, offset) only when that is full, so
+	// that IPs users pick by hand, conventionally low ones, rarely
+	// collide with allocated ones.
+	offset uint64
+	table  *reservation.Table
 }
 
 // New returns an allocator of cidr whose reservations live in st (the
@@ -49,14 +70,14 @@ func New(cidr *net.IPNet, st storage.Interface) (*Allocator, error) {
 	}
 	p = p.Masked()
 	bits := p.Addr().BitLen() - p.Bits()
-	total := new(big.Int).Lsh(big.NewInt(1), uint(bits))
+	cidrSize := new(big.Int).Lsh(big.NewInt(1), uint(bits))
 	// The network address is never handed out; in IPv4 the broadcast
 	// address is not either.
 	reserved := int64(1)
 	if p.Addr().Is4() {
 		reserved = 2
 	}
-	total.Sub(total, big.NewInt(reserved))
+	total := new(big.Int).Sub(cidrSize, big.NewInt(reserved))
 	if total.Sign() <= 0 {
 		return nil, fmt.Errorf("service range %s is too small", cidr)
 	}
@@ -64,8 +85,41 @@ func New(cidr *net.IPNet, st storage.Interface) (*Allocator, error) {
 	if total.IsUint64() && total.Uint64() < size {
 		size = total.Uint64()
 	}
-	return &Allocator{prefix: p, first: p.Addr().Next(), size: size, storage: st}, nil
+	a := &Allocator{prefix: p, first: p.Addr().Next(), size: size, offset: staticBand(cidrSize)}
+	a.table = reservation.New(st, "/ipaddresses/", reservation.Kind{
+		New:     func() runtime.Object { return &networkingv1.IPAddress{} },
+		NewList: func() runtime.Object { return &networkingv1.IPAddressList{} },
+		Make:    newIPAddress,
+		Owner:   ownerOf,
+	})
+	return a, nil
 }
+
+// staticBand is the number of IPs at the start of a range of cidrSize
+// addresses that dynamic allocation leaves for last, as kube-apiserver
+// computes it: cidrSize/16, at least 16 and at most 256, or none in a
+// range of 16 addresses or fewer.
+func staticBand(cidrSize *big.Int) uint64 {
+	const lo, hi, step = 16, 256, 16
+	if cidrSize.Cmp(big.NewInt(lo)) <= 0 {
+		return 0
+	}
+	n := new(big.Int).Div(cidrSize, big.NewInt(step))
+	switch {
+	case n.Cmp(big.NewInt(lo)) < 0:
+		return lo
+	case n.Cmp(big.NewInt(hi)) > 0:
+		return hi
+	}
+	return n.Uint64()
+}
+
+// SetHolds tells the allocator how to learn whether a Service still uses
+// its IP, which lets it reclaim IPs whose Service was never written.
+func (a *Allocator) SetHolds(h reservation.HoldsFunc) { a.table.SetHolds(h) }
+
+// Table is the table of reservations, for tests that age them.
+func (a *Allocator) Table() *reservation.Table { return a.table }
 
 // CIDR is the range allocated from.
 func (a *Allocator) CIDR() string { return a.prefix.String() }
@@ -90,72 +144,78 @@ func (a *Allocator) broadcast() netip.Addr {
 // kubernetes Service.
 func (a *Allocator) First() netip.Addr { return a.first }
 
-// Allocate reserves ip for the service named by owner.
+// Allocate reserves ip for the service named by owner. A dry run reserves
+// nothing but fails as a real one would.
 func (a *Allocator) Allocate(ctx context.Context, ip netip.Addr, owner Owner, dryRun bool) error {
 	if !a.Contains(ip) {
 		return &ErrNotInRange{ValidRange: a.prefix.String()}
 	}
-	key := "/ipaddresses/" + ip.String()
-	if dryRun {
-		existing := &networkingv1.IPAddress{}
-		if err := a.storage.Get(ctx, key, storage.GetOptions{IgnoreNotFound: true}, existing); err != nil {
-			return err
-		}
-		if existing.Name != "" {
-			return ErrAllocated
-		}
-		return nil
-	}
-	obj := &networkingv1.IPAddress{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:              ip.String(),
-			Labels:            map[string]string{"ipaddress.kubernetes.io/managed-by": "ipallocator.k8s.io", "ipaddress.kubernetes.io/ip-family": family(ip)},
-			CreationTimestamp: metav1.Now(),
-		},
-		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: owner.Namespace, Name: owner.Name}},
-	}
-	if err := a.storage.Create(ctx, key, obj, &networkingv1.IPAddress{}); err != nil {
-		if storage.IsExist(err) {
-			return ErrAllocated
-		}
-		return err
-	}
-	return nil
-}
-
-// AllocateNext reserves a random free IP. Random picks spread allocations
-// so that concurrent servers rarely collide; a collision just tries again.
-func (a *Allocator) AllocateNext(ctx context.Context, owner Owner, dryRun bool) (netip.Addr, error) {
-	const attempts = 64
-	for i := 0; i < attempts; i++ {
-		// The first address is left to the kubernetes Service.
-		offset := uint64(1)
-		if a.size > 1 {
-			offset += rand.Uint64N(a.size - 1)
-		}
-		ip := addOffset(a.first, offset)
-		err := a.Allocate(ctx, ip, owner, dryRun)
-		if err == nil {
-			return ip, nil
-		}
-		if err != ErrAllocated {
-			return netip.Addr{}, err
-		}
-	}
-	return netip.Addr{}, ErrFull
-}
-
-// Release frees ip. Releasing a free IP is not an error.
-func (a *Allocator) Release(ctx context.Context, ip netip.Addr) error {
-	err := a.storage.Delete(ctx, "/ipaddresses/"+ip.String(), &networkingv1.IPAddress{}, nil, nil)
-	if storage.IsNotFound(err) {
-		return nil
+	err := a.table.Reserve(ctx, ip.String(), owner, dryRun)
+	if errors.Is(err, reservation.ErrTaken) {
+		return ErrAllocated
 	}
 	return err
 }
 
-// Owner names the Service an IP is allocated to.
-type Owner struct{ Namespace, Name string }
+// AllocateNext reserves a free IP, picked at random so that concurrent
+// servers rarely collide, above the static band while there is one free
+// there. The first IP is left to the kubernetes Service.
+func (a *Allocator) AllocateNext(ctx context.Context, owner Owner, dryRun bool) (netip.Addr, error) {
+	space := reservation.Space{
+		Size:  a.size,
+		Value: func(n uint64) string { return addOffset(a.first, n).String() },
+		Number: func(v string) (uint64, bool) {
+			ip, err := netip.ParseAddr(v)
+			if err != nil || !a.Contains(ip) {
+				return 0, false
+			}
+			return offsetOf(a.first, ip)
+		},
+	}
+	v, err := a.table.ReserveNext(ctx, space, []reservation.Band{{Lo: max(a.offset, 1), Hi: a.size}, {Lo: 1, Hi: a.offset}}, owner, dryRun)
+	if errors.Is(err, reservation.ErrFull) {
+		return netip.Addr{}, ErrFull
+	}
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	return netip.MustParseAddr(v), nil
+}
+
+// Release frees ip if owner holds it. Releasing a free IP is not an
+// error.
+func (a *Allocator) Release(ctx context.Context, ip netip.Addr, owner Owner) error {
+	return a.table.Release(ctx, ip.String(), owner)
+}
+
+// Owner returns the Service ip is allocated to, and false if it is free.
+func (a *Allocator) Owner(ctx context.Context, ip netip.Addr) (Owner, bool, error) {
+	return a.table.Owner(ctx, ip.String())
+}
+
+// newIPAddress is the IPAddress object kube-apiserver writes for a
+// Service's IP.
+func newIPAddress(value string, owner Owner, now metav1.Time) runtime.Object {
+	ip := netip.MustParseAddr(value)
+	return &networkingv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              value,
+			UID:               uuid.NewUUID(),
+			Labels:            map[string]string{labelManagedBy: managedBy, labelIPFamily: family(ip)},
+			CreationTimestamp: now,
+		},
+		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: owner.Namespace, Name: owner.Name}},
+	}
+}
+
+// ownerOf is the Service an IPAddress names as its parent.
+func ownerOf(obj runtime.Object) (Owner, bool) {
+	ref := obj.(*networkingv1.IPAddress).Spec.ParentRef
+	if ref == nil || ref.Group != "" || ref.Resource != "services" {
+		return Owner{}, false
+	}
+	return Owner{Namespace: ref.Namespace, Name: ref.Name}, true
+}
 
 func family(ip netip.Addr) string {
 	if ip.Is4() {
@@ -174,4 +234,14 @@ func addOffset(ip netip.Addr, n uint64) netip.Addr {
 	}
 	out, _ := netip.AddrFromSlice(b)
 	return out
+}
+
+// offsetOf is the n for which addOffset(base, n) is ip, and false if ip
+// is below base or too far above it.
+func offsetOf(base, ip netip.Addr) (uint64, bool) {
+	d := new(big.Int).Sub(new(big.Int).SetBytes(ip.AsSlice()), new(big.Int).SetBytes(base.AsSlice()))
+	if !d.IsUint64() {
+		return 0, false
+	}
+	return d.Uint64(), true
 }

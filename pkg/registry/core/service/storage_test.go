@@ -1,0 +1,768 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/registry/core/service/ipallocator"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/storage/embedded"
+	"github.com/kapi-dev/kapi/pkg/storage/storagebackend"
+)
+
+// etcd is the embedded etcd every test uses, each cluster below a prefix
+// of its own.
+var etcd *embedded.Server
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "kapi-service-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	etcd, err = embedded.Start(context.Background(), embedded.Config{DataDir: dir, UnsafeNoFsync: true})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer etcd.Close()
+	return m.Run()
+}
+
+var clusters atomic.Int64
+
+// cluster is the shared storage of some kapi servers.
+type cluster struct {
+	prefix    string
+	cidr      string
+	nodePorts string
+}
+
+// newCluster returns a cluster with the given service ranges.
+func newCluster(cidr, nodePorts string) *cluster {
+	return &cluster{prefix: fmt.Sprintf("/svc-test-%d/registry", clusters.Add(1)), cidr: cidr, nodePorts: nodePorts}
+}
+
+// server is the service storage of one kapi server of a cluster.
+type server struct {
+	*REST
+	status *generic.SubresourceREST
+	ips    *ipallocator.Allocator
+}
+
+func (c *cluster) server(t *testing.T) *server {
+	t.Helper()
+	f := &storagebackend.Factory{Client: etcd.Client(), Prefix: c.prefix}
+	ipStorage, err := f.NewStorage(networkingv1.Resource("ipaddresses"), networkingv1.SchemeGroupVersion,
+		func() runtime.Object { return &networkingv1.IPAddress{} }, func() runtime.Object { return &networkingv1.IPAddressList{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cidr, err := net.ParseCIDR(c.cidr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ips, err := ipallocator.New(cidr, ipStorage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := utilnet.ParsePortRange(c.nodePorts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, status, err := NewREST(generic.RESTOptions{StorageFactory: f}, ips, *pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &server{REST: r, status: status, ips: ips}
+}
+
+// newServer returns the only server of a cluster with kube-apiserver's
+// default node port range.
+func newServer(t *testing.T) *server {
+	return newCluster("10.0.0.0/24", "30000-32767").server(t)
+}
+
+func nsContext() context.Context {
+	return request.WithNamespace(context.Background(), "default")
+}
+
+// svc returns a defaulted Service of type typ with the given ports, each
+// given as "port", "port/protocol" or "port/protocol:nodePort".
+func svc(name string, typ corev1.ServiceType, ports ...string) *corev1.Service {
+	s := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       corev1.ServiceSpec{Type: typ, Selector: map[string]string{"app": name}},
+	}
+	for i, p := range ports {
+		var sp corev1.ServicePort
+		var proto string
+		switch {
+		case scan(p, "%d/%3s:%d", &sp.Port, &proto, &sp.NodePort):
+		case scan(p, "%d/%3s", &sp.Port, &proto):
+		case scan(p, "%d:%d", &sp.Port, &sp.NodePort):
+		case scan(p, "%d", &sp.Port):
+		default:
+			panic("bad port " + p)
+		}
+		sp.Protocol = corev1.Protocol(proto)
+		if len(ports) > 1 {
+			sp.Name = fmt.Sprintf("p%d", i)
+		}
+		s.Spec.Ports = append(s.Spec.Ports, sp)
+	}
+	scheme.Scheme.Default(s)
+	return s
+}
+
+func scan(s, format string, args ...any) bool {
+	n, err := fmt.Sscanf(s, format, args...)
+	return err == nil && n == len(args)
+}
+
+func (s *server) create(t *testing.T, svc *corev1.Service) (*corev1.Service, error) {
+	t.Helper()
+	return s.createWith(t, svc, &metav1.CreateOptions{})
+}
+
+func (s *server) createWith(t *testing.T, svc *corev1.Service, opts *metav1.CreateOptions) (*corev1.Service, error) {
+	t.Helper()
+	out, err := s.Create(nsContext(), svc.DeepCopy(), nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	return out.(*corev1.Service), nil
+}
+
+func (s *server) mustCreate(t *testing.T, svc *corev1.Service) *corev1.Service {
+	t.Helper()
+	out, err := s.create(t, svc)
+	if err != nil {
+		t.Fatalf("creating %s: %v", svc.Name, err)
+	}
+	return out
+}
+
+func (s *server) get(t *testing.T, name string) *corev1.Service {
+	t.Helper()
+	out, err := s.Get(nsContext(), name, &metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.(*corev1.Service)
+}
+
+// update PUTs svc (after defaulting it, as the handler does).
+func (s *server) update(t *testing.T, svc *corev1.Service, dryRun ...string) (*corev1.Service, error) {
+	t.Helper()
+	svc = svc.DeepCopy()
+	scheme.Scheme.Default(svc)
+	out, _, err := s.Update(nsContext(), svc.Name, rest.DefaultUpdatedObjectInfo(svc), nil, nil, false, &metav1.UpdateOptions{DryRun: dryRun})
+	if err != nil {
+		return nil, err
+	}
+	return out.(*corev1.Service), nil
+}
+
+func (s *server) mustUpdate(t *testing.T, svc *corev1.Service) *corev1.Service {
+	t.Helper()
+	out, err := s.update(t, svc)
+	if err != nil {
+		t.Fatalf("updating %s: %v", svc.Name, err)
+	}
+	return out
+}
+
+func (s *server) delete(t *testing.T, name string) {
+	t.Helper()
+	if _, _, err := s.Delete(nsContext(), name, nil, &metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// portOwner is the Service holding a node port's reservation, "" if none.
+func (s *server) portOwner(t *testing.T, port int32) string {
+	t.Helper()
+	o, ok, err := s.NodePorts().Owner(context.Background(), int(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		return ""
+	}
+	return o.String()
+}
+
+// ipOwner is the Service holding a cluster IP's reservation, "" if none.
+func (s *server) ipOwner(t *testing.T, ip string) string {
+	t.Helper()
+	o, ok, err := s.ips.Owner(context.Background(), netip.MustParseAddr(ip))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		return ""
+	}
+	return o.String()
+}
+
+func nodePorts(svc *corev1.Service) []int32 {
+	var out []int32
+	for _, p := range svc.Spec.Ports {
+		out = append(out, p.NodePort)
+	}
+	return out
+}
+
+func wantStatus(t *testing.T, err error, code int32, message string) {
+	t.Helper()
+	var status apierrors.APIStatus
+	if err == nil {
+		t.Fatalf("succeeded, want %d %q", code, message)
+	}
+	if !asStatus(err, &status) {
+		t.Fatalf("error %v is not a Status", err)
+	}
+	if got := status.Status(); got.Code != code || got.Message != message {
+		t.Fatalf("got %d %q\nwant %d %q", got.Code, got.Message, code, message)
+	}
+}
+
+func asStatus(err error, out *apierrors.APIStatus) bool {
+	s, ok := err.(apierrors.APIStatus)
+	*out = s
+	return ok
+}
+
+func TestANodePortServiceGetsANodePortForEveryPort(t *testing.T) {
+	s := newServer(t)
+	out := s.mustCreate(t, svc("web", corev1.ServiceTypeNodePort, "80", "443"))
+	got := nodePorts(out)
+	if got[0] == got[1] {
+		t.Fatalf("node ports %v: want two different ones", got)
+	}
+	for _, p := range got {
+		if p < 30000 || p > 32767 {
+			t.Errorf("node port %d is outside 30000-32767", p)
+		}
+		if owner := s.portOwner(t, p); owner != "default/web" {
+			t.Errorf("node port %d is reserved for %q, want default/web", p, owner)
+		}
+	}
+	if owner := s.ipOwner(t, out.Spec.ClusterIP); owner != "default/web" {
+		t.Errorf("cluster IP %s is reserved for %q, want default/web", out.Spec.ClusterIP, owner)
+	}
+	if stored := s.get(t, "web"); fmt.Sprint(nodePorts(stored)) != fmt.Sprint(got) {
+		t.Errorf("stored node ports %v, answered %v", nodePorts(stored), got)
+	}
+}
+
+func TestDynamicNodePortsComeFromAboveTheStaticBand(t *testing.T) {
+	// A range of 100 ports keeps its first 16 for users who pick ports by
+	// hand; allocation takes them only once the other 84 are gone.
+	s := newCluster("10.0.0.0/24", "30000-30099").server(t)
+	ports := make([]string, 84)
+	for i := range ports {
+		ports[i] = fmt.Sprint(1000 + i)
+	}
+	for _, p := range nodePorts(s.mustCreate(t, svc("many", corev1.ServiceTypeNodePort, ports...))) {
+		if p < 30016 {
+			t.Fatalf("node port %d allocated from the static band while the dynamic one had room", p)
+		}
+	}
+	if p := nodePorts(s.mustCreate(t, svc("one-more", corev1.ServiceTypeNodePort, "80")))[0]; p >= 30016 {
+		t.Fatalf("node port %d: the dynamic band is full, want one below 30016", p)
+	}
+}
+
+func TestARequestedNodePortIsReservedOrRefused(t *testing.T) {
+	s := newServer(t)
+	if got := nodePorts(s.mustCreate(t, svc("a", corev1.ServiceTypeNodePort, "80:30080")))[0]; got != 30080 {
+		t.Fatalf("node port %d, want 30080", got)
+	}
+	_, err := s.create(t, svc("b", corev1.ServiceTypeNodePort, "8080", "80:30080"))
+	wantStatus(t, err, 422, `Service "b" is invalid: spec.ports[1].nodePort: Invalid value: 30080: provided port is already allocated`)
+	_, err = s.create(t, svc("c", corev1.ServiceTypeNodePort, "80:80"))
+	wantStatus(t, err, 422, `Service "c" is invalid: spec.ports[0].nodePort: Invalid value: 80: provided port is not in the valid range. The range of valid ports is 30000-32767`)
+
+	// The refused creates gave back what they had reserved before the
+	// conflict: b's first port and both cluster IPs.
+	if n := s.countReservations(t); n != 2 {
+		t.Errorf("%d reservations, want a's node port and cluster IP", n)
+	}
+}
+
+// countReservations counts node port and cluster IP reservations.
+func (s *server) countReservations(t *testing.T) int {
+	t.Helper()
+	ports, err := s.NodePorts().Table().Reserved(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ips, err := s.ips.Table().Reserved(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ports) + len(ips)
+}
+
+func TestPortsWithTheSameNumberShareTheirNodePort(t *testing.T) {
+	s := newServer(t)
+	// DNS over TCP and UDP: one node port serves both.
+	got := nodePorts(s.mustCreate(t, svc("dns", corev1.ServiceTypeNodePort, "53/TCP", "53/UDP")))
+	if got[0] != got[1] {
+		t.Errorf("node ports %v, want one shared", got)
+	}
+	got = nodePorts(s.mustCreate(t, svc("dns2", corev1.ServiceTypeNodePort, "53/TCP", "53/UDP:30053")))
+	if got[0] != 30053 || got[1] != 30053 {
+		t.Errorf("node ports %v, want both 30053, which the UDP port asks for", got)
+	}
+	// Different port numbers do not share, whatever the protocols: as in
+	// kube-apiserver, the second one asking for 30054 finds it taken.
+	_, err := s.create(t, svc("mixed", corev1.ServiceTypeNodePort, "80/TCP:30054", "81/UDP:30054"))
+	wantStatus(t, err, 422, `Service "mixed" is invalid: spec.ports[1].nodePort: Invalid value: 30054: provided port is already allocated`)
+}
+
+func TestLoadBalancersGetNodePortsUnlessTheyOptOut(t *testing.T) {
+	s := newServer(t)
+	lb := s.mustCreate(t, svc("lb", corev1.ServiceTypeLoadBalancer, "80"))
+	if nodePorts(lb)[0] == 0 {
+		t.Error("a LoadBalancer got no node port")
+	}
+	if lb.Spec.HealthCheckNodePort != 0 {
+		t.Errorf("healthCheckNodePort %d with externalTrafficPolicy Cluster", lb.Spec.HealthCheckNodePort)
+	}
+	optOut := svc("no-ports", corev1.ServiceTypeLoadBalancer, "80", "443:30443")
+	optOut.Spec.AllocateLoadBalancerNodePorts = new(bool)
+	got := nodePorts(s.mustCreate(t, optOut))
+	if got[0] != 0 || got[1] != 30443 {
+		t.Errorf("node ports %v, want none allocated and the requested 30443 kept", got)
+	}
+	if owner := s.portOwner(t, 30443); owner != "default/no-ports" {
+		t.Errorf("30443 reserved for %q", owner)
+	}
+}
+
+func TestLocalLoadBalancersGetAHealthCheckNodePort(t *testing.T) {
+	s := newServer(t)
+	local := svc("local", corev1.ServiceTypeLoadBalancer, "80")
+	local.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	out := s.mustCreate(t, local)
+	hc := out.Spec.HealthCheckNodePort
+	if hc == 0 || hc == nodePorts(out)[0] {
+		t.Fatalf("healthCheckNodePort %d, node port %d: want one of its own", hc, nodePorts(out)[0])
+	}
+	if owner := s.portOwner(t, hc); owner != "default/local" {
+		t.Errorf("health check node port reserved for %q", owner)
+	}
+
+	asked := svc("asked", corev1.ServiceTypeLoadBalancer, "80")
+	asked.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	asked.Spec.HealthCheckNodePort = hc
+	_, err := s.create(t, asked)
+	wantStatus(t, err, 500, fmt.Sprintf("Internal error occurred: failed to allocate requested HealthCheck NodePort %d: provided port is already allocated", hc))
+	asked.Spec.HealthCheckNodePort = 31999
+	if got := s.mustCreate(t, asked).Spec.HealthCheckNodePort; got != 31999 {
+		t.Errorf("healthCheckNodePort %d, want the requested 31999", got)
+	}
+
+	// Back to Cluster: the health check node port goes.
+	out.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
+	if got := s.mustUpdate(t, out).Spec.HealthCheckNodePort; got != 0 {
+		t.Errorf("healthCheckNodePort %d after switching to Cluster", got)
+	}
+	if owner := s.portOwner(t, hc); owner != "" {
+		t.Errorf("health check node port %d still reserved for %q", hc, owner)
+	}
+	// And back to Local: a new one.
+	out = s.get(t, "local")
+	out.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	if got := s.mustUpdate(t, out).Spec.HealthCheckNodePort; got == 0 {
+		t.Error("no healthCheckNodePort after switching back to Local")
+	}
+}
+
+func TestAnExhaustedRangeRefusesMoreServicesUntilOneIsDeleted(t *testing.T) {
+	s := newCluster("10.0.0.0/24", "30000-30002").server(t)
+	taken := map[int32]bool{}
+	for i := range 3 {
+		p := nodePorts(s.mustCreate(t, svc(fmt.Sprintf("s%d", i), corev1.ServiceTypeNodePort, "80")))[0]
+		if taken[p] {
+			t.Fatalf("node port %d handed out twice", p)
+		}
+		taken[p] = true
+	}
+	_, err := s.create(t, svc("s3", corev1.ServiceTypeNodePort, "80"))
+	wantStatus(t, err, 500, "Internal error occurred: failed to allocate a nodePort: range is full")
+
+	freed := nodePorts(s.get(t, "s1"))[0]
+	s.delete(t, "s1")
+	if got := nodePorts(s.mustCreate(t, svc("s3", corev1.ServiceTypeNodePort, "80")))[0]; got != freed {
+		t.Errorf("node port %d, want %d, the only free one", got, freed)
+	}
+}
+
+func TestAnExhaustedIPRangeRefusesMoreServices(t *testing.T) {
+	// A /29 has six IPs; the first is the kubernetes Service's.
+	s := newCluster("10.0.0.0/29", "30000-32767").server(t)
+	for i := range 5 {
+		s.mustCreate(t, svc(fmt.Sprintf("s%d", i), corev1.ServiceTypeClusterIP, "80"))
+	}
+	_, err := s.create(t, svc("s5", corev1.ServiceTypeClusterIP, "80"))
+	wantStatus(t, err, 500, "Internal error occurred: failed to allocate a serviceIP: range is full")
+}
+
+func TestChangingTheTypeAllocatesAndReleases(t *testing.T) {
+	s := newServer(t)
+	out := s.mustCreate(t, svc("web", corev1.ServiceTypeClusterIP, "80", "443"))
+	ip := out.Spec.ClusterIP
+
+	// ClusterIP -> NodePort: node ports for every port.
+	out.Spec.Type = corev1.ServiceTypeNodePort
+	out = s.mustUpdate(t, out)
+	np := nodePorts(out)
+	for _, p := range np {
+		if p == 0 || s.portOwner(t, p) != "default/web" {
+			t.Fatalf("node ports %v after the change to NodePort, want them allocated", np)
+		}
+	}
+	if out.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyCluster {
+		t.Errorf("externalTrafficPolicy %q, want Cluster", out.Spec.ExternalTrafficPolicy)
+	}
+
+	// NodePort -> ClusterIP, sending back what was read: the node ports
+	// are cleared and released.
+	out.Spec.Type = corev1.ServiceTypeClusterIP
+	out = s.mustUpdate(t, out)
+	if got := nodePorts(out); got[0] != 0 || got[1] != 0 {
+		t.Errorf("node ports %v after the change to ClusterIP", got)
+	}
+	if out.Spec.ExternalTrafficPolicy != "" {
+		t.Errorf("externalTrafficPolicy %q after the change to ClusterIP", out.Spec.ExternalTrafficPolicy)
+	}
+	for _, p := range np {
+		if owner := s.portOwner(t, p); owner != "" {
+			t.Errorf("node port %d still reserved for %q", p, owner)
+		}
+	}
+	if out.Spec.ClusterIP != ip || s.ipOwner(t, ip) != "default/web" {
+		t.Errorf("cluster IP %s (reserved for %q), want %s kept", out.Spec.ClusterIP, s.ipOwner(t, ip), ip)
+	}
+
+	// ClusterIP -> ExternalName: the cluster IP and its fields go.
+	out.Spec.Type = corev1.ServiceTypeExternalName
+	out.Spec.ExternalName = "example.com"
+	out = s.mustUpdate(t, out)
+	if out.Spec.ClusterIP != "" || out.Spec.ClusterIPs != nil || out.Spec.IPFamilies != nil || out.Spec.IPFamilyPolicy != nil {
+		t.Errorf("ExternalName service kept clusterIP %q, clusterIPs %v, ipFamilies %v, ipFamilyPolicy %v",
+			out.Spec.ClusterIP, out.Spec.ClusterIPs, out.Spec.IPFamilies, out.Spec.IPFamilyPolicy)
+	}
+	if owner := s.ipOwner(t, ip); owner != "" {
+		t.Errorf("cluster IP %s still reserved for %q", ip, owner)
+	}
+
+	// ExternalName -> ClusterIP: a cluster IP again.
+	out.Spec.Type = corev1.ServiceTypeClusterIP
+	out = s.mustUpdate(t, out)
+	if out.Spec.ClusterIP == "" || s.ipOwner(t, out.Spec.ClusterIP) != "default/web" {
+		t.Errorf("cluster IP %q after the change to ClusterIP, want one reserved", out.Spec.ClusterIP)
+	}
+	if len(out.Spec.IPFamilies) != 1 || out.Spec.IPFamilyPolicy == nil || *out.Spec.IPFamilyPolicy != corev1.IPFamilyPolicySingleStack {
+		t.Errorf("ipFamilies %v, ipFamilyPolicy %v", out.Spec.IPFamilies, out.Spec.IPFamilyPolicy)
+	}
+
+	// ExternalName -> LoadBalancer in one step: IP and node ports.
+	out.Spec.Type = corev1.ServiceTypeExternalName
+	out = s.mustUpdate(t, out)
+	out.Spec.Type = corev1.ServiceTypeLoadBalancer
+	out = s.mustUpdate(t, out)
+	if out.Spec.ClusterIP == "" || nodePorts(out)[0] == 0 {
+		t.Errorf("LoadBalancer with cluster IP %q and node ports %v", out.Spec.ClusterIP, nodePorts(out))
+	}
+}
+
+func TestChangingPortsAllocatesAndReleasesNodePorts(t *testing.T) {
+	s := newServer(t)
+	out := s.mustCreate(t, svc("web", corev1.ServiceTypeNodePort, "80", "443"))
+	np := nodePorts(out)
+
+	// Drop the second port, add a third, move the first to 30080.
+	out.Spec.Ports = []corev1.ServicePort{out.Spec.Ports[0], {Name: "p2", Port: 8080}}
+	out.Spec.Ports[0].NodePort = 30080
+	out = s.mustUpdate(t, out)
+	got := nodePorts(out)
+	if got[0] != 30080 || got[1] == 0 {
+		t.Fatalf("node ports %v, want 30080 and an allocated one", got)
+	}
+	for _, p := range got {
+		if owner := s.portOwner(t, p); owner != "default/web" {
+			t.Errorf("node port %d reserved for %q", p, owner)
+		}
+	}
+	for _, p := range np {
+		if owner := s.portOwner(t, p); owner != "" {
+			t.Errorf("node port %d of the old ports still reserved for %q", p, owner)
+		}
+	}
+}
+
+func TestSendingTheSameManifestAgainKeepsWhatWasAllocated(t *testing.T) {
+	s := newServer(t)
+	manifest := svc("web", corev1.ServiceTypeNodePort, "80", "443")
+	manifest.Spec.Type = corev1.ServiceTypeLoadBalancer
+	manifest.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	scheme.Scheme.Default(manifest)
+	created := s.mustCreate(t, manifest)
+	// kubectl replace: the manifest has no clusterIP, node ports or
+	// health check node port.
+	again := s.mustUpdate(t, manifest)
+	if again.Spec.ClusterIP != created.Spec.ClusterIP || fmt.Sprint(nodePorts(again)) != fmt.Sprint(nodePorts(created)) ||
+		again.Spec.HealthCheckNodePort != created.Spec.HealthCheckNodePort {
+		t.Errorf("after replace: clusterIP %s, node ports %v, healthCheckNodePort %d; want %s, %v, %d",
+			again.Spec.ClusterIP, nodePorts(again), again.Spec.HealthCheckNodePort,
+			created.Spec.ClusterIP, nodePorts(created), created.Spec.HealthCheckNodePort)
+	}
+}
+
+func TestAFailedUpdateGivesBackWhatItReserved(t *testing.T) {
+	s := newServer(t)
+	out := s.mustCreate(t, svc("web", corev1.ServiceTypeClusterIP, "80"))
+	out.Spec.Type = corev1.ServiceTypeNodePort
+	out.Spec.Ports[0].NodePort = 30080
+	out.Spec.Selector = map[string]string{"bad key": "x"}
+	if _, err := s.update(t, out); !apierrors.IsInvalid(err) {
+		t.Fatalf("got %v, want the invalid selector refused", err)
+	}
+	if owner := s.portOwner(t, 30080); owner != "" {
+		t.Errorf("30080 reserved for %q by a refused update", owner)
+	}
+	if got := s.get(t, "web"); got.Spec.Type != corev1.ServiceTypeClusterIP {
+		t.Errorf("type %s after a refused update", got.Spec.Type)
+	}
+
+	// An update refused for another port keeps the old ones.
+	np := s.mustCreate(t, svc("other", corev1.ServiceTypeNodePort, "80:30081"))
+	np.Spec.Ports = append(np.Spec.Ports, corev1.ServicePort{Name: "b", Port: 81, NodePort: 30082})
+	np.Spec.Ports[0].Name = "a"
+	blocker := s.mustCreate(t, svc("blocker", corev1.ServiceTypeNodePort, "80:30082"))
+	_, err := s.update(t, np)
+	wantStatus(t, err, 422, `Service "other" is invalid: spec.ports[1].nodePort: Invalid value: 30082: provided port is already allocated`)
+	if s.portOwner(t, 30081) != "default/other" || s.portOwner(t, 30082) != "default/"+blocker.Name {
+		t.Errorf("30081 reserved for %q, 30082 for %q", s.portOwner(t, 30081), s.portOwner(t, 30082))
+	}
+}
+
+func TestAFailedCreateGivesBackWhatItReserved(t *testing.T) {
+	s := newServer(t)
+	bad := svc("bad", corev1.ServiceTypeNodePort, "80:30080")
+	bad.Spec.Selector = map[string]string{"bad key": "x"}
+	if _, err := s.create(t, bad); !apierrors.IsInvalid(err) {
+		t.Fatalf("got %v, want the invalid selector refused", err)
+	}
+	if n := s.countReservations(t); n != 0 {
+		t.Errorf("%d reservations left by a refused create", n)
+	}
+	if _, err := s.create(t, svc("good", corev1.ServiceTypeNodePort, "80:30080")); err != nil {
+		t.Errorf("30080 is not free after a refused create: %v", err)
+	}
+}
+
+func TestDeletingAServiceReleasesWhatItHeld(t *testing.T) {
+	s := newServer(t)
+	lb := svc("lb", corev1.ServiceTypeLoadBalancer, "80", "443")
+	lb.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	s.mustCreate(t, lb)
+	s.delete(t, "lb")
+	if n := s.countReservations(t); n != 0 {
+		t.Errorf("%d reservations left after the delete", n)
+	}
+}
+
+func TestADryRunReservesNothingButReportsConflicts(t *testing.T) {
+	s := newServer(t)
+	dry := &metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	out, err := s.createWith(t, svc("dry", corev1.ServiceTypeNodePort, "80"), dry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Spec.ClusterIP == "" || nodePorts(out)[0] == 0 {
+		t.Errorf("dry run answered clusterIP %q, node ports %v: want them filled in", out.Spec.ClusterIP, nodePorts(out))
+	}
+	if n := s.countReservations(t); n != 0 {
+		t.Errorf("a dry run left %d reservations", n)
+	}
+
+	s.mustCreate(t, svc("real", corev1.ServiceTypeNodePort, "80:30080"))
+	_, err = s.createWith(t, svc("dry", corev1.ServiceTypeNodePort, "80:30080"), dry)
+	wantStatus(t, err, 422, `Service "dry" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated`)
+
+	// A dry-run update to NodePort neither reserves nor releases.
+	cip := s.mustCreate(t, svc("cip", corev1.ServiceTypeClusterIP, "80"))
+	cip.Spec.Type = corev1.ServiceTypeNodePort
+	cip.Spec.Ports[0].NodePort = 30081
+	if _, err := s.update(t, cip, metav1.DryRunAll); err != nil {
+		t.Fatal(err)
+	}
+	if owner := s.portOwner(t, 30081); owner != "" {
+		t.Errorf("a dry-run update reserved 30081 for %q", owner)
+	}
+	cip.Spec.Ports[0].NodePort = 30080
+	_, err = s.update(t, cip, metav1.DryRunAll)
+	wantStatus(t, err, 422, `Service "cip" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated`)
+	real := s.get(t, "real")
+	real.Spec.Type = corev1.ServiceTypeClusterIP
+	if _, err := s.update(t, real, metav1.DryRunAll); err != nil {
+		t.Fatal(err)
+	}
+	if owner := s.portOwner(t, 30080); owner != "default/real" {
+		t.Errorf("a dry-run update released 30080 (now reserved for %q)", owner)
+	}
+	if _, _, err := s.Delete(nsContext(), "real", nil, &metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+		t.Fatal(err)
+	}
+	if owner := s.portOwner(t, 30080); owner != "default/real" {
+		t.Errorf("a dry-run delete released 30080 (now reserved for %q)", owner)
+	}
+}
+
+func TestAnIPv6ClusterGivesIPv6ClusterIPs(t *testing.T) {
+	s := newCluster("fd00:10:96::/112", "30000-32767").server(t)
+	out := s.mustCreate(t, svc("six", corev1.ServiceTypeNodePort, "80"))
+	ip, err := netip.ParseAddr(out.Spec.ClusterIP)
+	if err != nil || !netip.MustParsePrefix("fd00:10:96::/112").Contains(ip) {
+		t.Errorf("clusterIP %q is not in fd00:10:96::/112", out.Spec.ClusterIP)
+	}
+	if fmt.Sprint(out.Spec.IPFamilies) != "[IPv6]" {
+		t.Errorf("ipFamilies %v, want [IPv6]", out.Spec.IPFamilies)
+	}
+	if owner := s.ipOwner(t, out.Spec.ClusterIP); owner != "default/six" {
+		t.Errorf("%s reserved for %q", out.Spec.ClusterIP, owner)
+	}
+}
+
+func TestAClusterIPConflictNamesTheClusterIPs(t *testing.T) {
+	s := newServer(t)
+	taken := s.mustCreate(t, svc("a", corev1.ServiceTypeClusterIP, "80")).Spec.ClusterIP
+	b := svc("b", corev1.ServiceTypeClusterIP, "80")
+	b.Spec.ClusterIP = taken
+	_, err := s.create(t, b)
+	wantStatus(t, err, 422, fmt.Sprintf(`Service "b" is invalid: spec.clusterIPs: Invalid value: [%q]: failed to allocate IP %s: provided IP is already allocated`, taken, taken))
+}
+
+func TestAPutOfAMissingServiceCreatesIt(t *testing.T) {
+	s := newServer(t)
+	out, err := s.update(t, svc("new", corev1.ServiceTypeNodePort, "80"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ipOwner(t, out.Spec.ClusterIP) != "default/new" || s.portOwner(t, nodePorts(out)[0]) != "default/new" {
+		t.Errorf("created by PUT with clusterIP %s and node port %d, not both reserved", out.Spec.ClusterIP, nodePorts(out)[0])
+	}
+}
+
+func TestAGeneratedNameOwnsTheReservations(t *testing.T) {
+	s := newServer(t)
+	gen := svc("", corev1.ServiceTypeNodePort, "80")
+	gen.GenerateName = "gen-"
+	out := s.mustCreate(t, gen)
+	if owner := s.portOwner(t, nodePorts(out)[0]); owner != "default/"+out.Name {
+		t.Errorf("node port reserved for %q, want default/%s", owner, out.Name)
+	}
+}
+
+// orphanPort stores a reservation of node port port for a Service that was
+// never written, made age ago.
+func (s *server) orphanPort(t *testing.T, port int, owner string, age time.Duration) {
+	t.Helper()
+	s.NodePorts().Table().Now = func() time.Time { return time.Now().Add(-age) }
+	defer func() { s.NodePorts().Table().Now = nil }()
+	if err := s.NodePorts().Allocate(nsContext(), port, serviceOwner("default", owner), false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (s *server) orphanIP(t *testing.T, ip string, owner string, age time.Duration) {
+	t.Helper()
+	s.ips.Table().Now = func() time.Time { return time.Now().Add(-age) }
+	defer func() { s.ips.Table().Now = nil }()
+	if err := s.ips.Allocate(nsContext(), netip.MustParseAddr(ip), serviceOwner("default", owner), false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReservationsNobodyUsesAreReclaimedAfterTheGracePeriod(t *testing.T) {
+	s := newServer(t)
+	// A server died between reserving and writing the Service, an hour
+	// ago: the port and IP are free to take.
+	s.orphanPort(t, 30080, "ghost", time.Hour)
+	s.orphanIP(t, "10.0.0.80", "ghost", time.Hour)
+	asked := svc("asked", corev1.ServiceTypeNodePort, "80:30080")
+	asked.Spec.ClusterIP = "10.0.0.80"
+	s.mustCreate(t, asked)
+	if s.portOwner(t, 30080) != "default/asked" || s.ipOwner(t, "10.0.0.80") != "default/asked" {
+		t.Errorf("30080 reserved for %q, 10.0.0.80 for %q", s.portOwner(t, 30080), s.ipOwner(t, "10.0.0.80"))
+	}
+
+	// A young one may belong to a request still in flight.
+	s.orphanPort(t, 30081, "in-flight", time.Second)
+	_, err := s.create(t, svc("young", corev1.ServiceTypeNodePort, "80:30081"))
+	wantStatus(t, err, 422, `Service "young" is invalid: spec.ports[0].nodePort: Invalid value: 30081: provided port is already allocated`)
+
+	// An old one whose Service exists and uses the port is no orphan...
+	s.NodePorts().Table().Now = func() time.Time { return time.Now().Add(-time.Hour) }
+	s.mustCreate(t, svc("user", corev1.ServiceTypeNodePort, "80:30082"))
+	s.NodePorts().Table().Now = nil
+	_, err = s.create(t, svc("thief", corev1.ServiceTypeNodePort, "80:30082"))
+	if !apierrors.IsInvalid(err) {
+		t.Errorf("took 30082 from its Service: %v", err)
+	}
+	// ... but one whose Service exists and does not use it is.
+	s.orphanPort(t, 30083, "user", time.Hour)
+	s.mustCreate(t, svc("heir", corev1.ServiceTypeNodePort, "80:30083"))
+}
+
+func TestAFullRangeReclaimsOrphans(t *testing.T) {
+	s := newCluster("10.0.0.0/24", "30000-30001").server(t)
+	s.mustCreate(t, svc("user", corev1.ServiceTypeNodePort, "80"))
+	held := nodePorts(s.get(t, "user"))[0]
+	free := int32(30000 + 30001 - held)
+	s.orphanPort(t, int(free), "ghost", time.Hour)
+	if got := nodePorts(s.mustCreate(t, svc("heir", corev1.ServiceTypeNodePort, "80")))[0]; got != free {
+		t.Errorf("node port %d, want the orphaned %d", got, free)
+	}
+}
+
+func TestAReleaseLeavesOtherOwnersReservationsAlone(t *testing.T) {
+	s := newServer(t)
+	s.mustCreate(t, svc("a", corev1.ServiceTypeNodePort, "80:30080"))
+	if err := s.NodePorts().Release(context.Background(), 30080, serviceOwner("default", "b")); err != nil {
+		t.Fatal(err)
+	}
+	if owner := s.portOwner(t, 30080); owner != "default/a" {
+		t.Errorf("30080 reserved for %q after b released it", owner)
+	}
+}
+
+// serviceOwner names a Service of namespace ns.
+func serviceOwner(ns, name string) ipallocator.Owner {
+	return ipallocator.Owner{Namespace: ns, Name: name}
+}
