@@ -18,7 +18,15 @@ go test -race -count=1 \
   ./pkg/storage/... \
   ./pkg/server/... \
   ./pkg/endpoints/... \
-  ./pkg/registry/...
+  ./pkg/registry/... \
+  ./pkg/openapi/... \
+  ./pkg/metrics/...
 
 echo "== go test"
 go test -count=1 ./...
+
+# controller-runtime's envtest starting kapi in place of kube-apiserver,
+# with a real controller. Its own module keeps controller-runtime out of
+# kapi's dependencies.
+echo "== envtest (test/envtest)"
+(cd test/envtest && go vet ./... && go test -count=1 ./...)

@@ -129,7 +129,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IPVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "The IP address on which to advertise the apiserver to members of the cluster. If blank, the --bind-address will be used.")
 	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the default x509 Certificate for HTTPS. If not given, a certificate is generated in --cert-dir.")
 	fs.StringVar(&o.TLSPrivateKeyFile, "tls-private-key-file", o.TLSPrivateKeyFile, "File containing the default x509 private key matching --tls-cert-file.")
-	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "The directory where the generated TLS certificates are. Defaults to <data-dir>/pki. Ignored if --tls-cert-file and --tls-private-key-file are provided.")
+	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "The directory where the TLS certs are located: apiserver.crt and apiserver.key there are served if present. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored. kapi's own generated certificates are always in <data-dir>/pki.")
 
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate. Defaults to the generated CA.")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")

@@ -64,6 +64,7 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 	}
 
 	_, serviceNet, _ := net.ParseCIDR(o.ServiceClusterIPRange)
+	nodePortLow, nodePortHigh, _ := ParsePortRange(o.ServiceNodePortRange)
 	ln := o.Listener
 	if ln == nil {
 		if ln, err = net.Listen("tcp", net.JoinHostPort(o.BindAddress.String(), strconv.Itoa(o.SecurePort))); err != nil {
@@ -122,6 +123,7 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 			TableConvertor: printers.New(),
 		},
 		ServiceClusterIPRange: serviceNet,
+		ServiceNodePortRange:  utilnet.PortRange{Base: nodePortLow, Size: nodePortHigh - nodePortLow + 1},
 		OpenAPI:               openAPI,
 		RuntimeConfig:         runtimeConfig,
 		SecurePort:            port,
@@ -142,7 +144,7 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 		TLS:                   tlsConfig,
 		BuildHandlerChain:     handlerChain(o, authn, authz, metricsRegistry, log),
 		ShutdownDelayDuration: o.ShutdownDelayDuration,
-		Loopback:              server.LoopbackConfig{Host: s.URL, BearerToken: loopbackToken, CAData: caPEM, ServerName: "localhost"},
+		Loopback:              server.LoopbackConfig{Host: s.URL, BearerToken: loopbackToken, CAData: caPEM, ServerName: loopbackServerName},
 		Logger:                log,
 	})
 	if err != nil {
@@ -192,23 +194,28 @@ func (s *Server) advertiseAddress(port int) string {
 	return net.JoinHostPort(s.publicAddress().String(), strconv.Itoa(port))
 }
 
-// servingTLS loads the serving certificate and client CA, generating a PKI
-// in the data dir when none is given.
+// loopbackServerName is the TLS server name in-process clients ask for.
+// Only kapi's own serving certificate covers it, so loopback clients can
+// verify the server with kapi's CA even when --tls-cert-file or --cert-dir
+// give the server another certificate.
+const loopbackServerName = "apiserver-loopback-client"
+
+// servingTLS loads the serving certificate and client CA. kapi's own PKI
+// (CA, serving and admin certificates, admin.kubeconfig) lives in
+// <data-dir>/pki and is generated on the first start; a certificate given
+// by --tls-cert-file, or found as apiserver.crt/apiserver.key in --cert-dir
+// as kube-apiserver looks for it, is served instead.
 func (s *Server) servingTLS(serviceNet *net.IPNet, port int) (*tls.Config, *x509.CertPool, []byte, error) {
 	o := s.Options
-	certDir := o.CertDir
-	if certDir == "" {
-		certDir = filepath.Join(o.DataDir, "pki")
-	}
 	serviceIP := firstIP(serviceNet)
 	// The address advertised to the cluster must verify too.
-	extra := []string{s.publicAddress().String()}
+	extra := []string{s.publicAddress().String(), loopbackServerName}
 	if ip := o.BindAddress; ip != nil && !ip.IsUnspecified() {
 		extra = append(extra, ip.String())
 	}
-	bundle, err := certs.EnsureBootstrap(certDir, certs.Options{ExtraSANs: extra, ServiceIP: serviceIP, ServerURL: s.URL})
+	bundle, err := certs.EnsureBootstrap(filepath.Join(o.DataDir, "pki"), certs.Options{ExtraSANs: extra, ServiceIP: serviceIP, ServerURL: s.URL})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("--cert-dir: %w", err)
+		return nil, nil, nil, fmt.Errorf("--data-dir: %w", err)
 	}
 	s.Kubeconfig = filepath.Join(o.DataDir, certs.KubeconfigFileName)
 	if err := copyFile(bundle.KubeconfigFile, s.Kubeconfig); err != nil {
@@ -218,12 +225,22 @@ func (s *Server) servingTLS(serviceNet *net.IPNet, port int) (*tls.Config, *x509
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	serving := bundle.ServingCert
-	if o.TLSCertFile != "" {
-		serving, err = tls.LoadX509KeyPair(o.TLSCertFile, o.TLSPrivateKeyFile)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--tls-cert-file/--tls-private-key-file: %w", err)
+	certFile, keyFile, flag := o.TLSCertFile, o.TLSPrivateKeyFile, "--tls-cert-file/--tls-private-key-file"
+	if certFile == "" && o.CertDir != "" {
+		c, k := filepath.Join(o.CertDir, "apiserver.crt"), filepath.Join(o.CertDir, "apiserver.key")
+		if fileExists(c) && fileExists(k) {
+			certFile, keyFile, flag = c, k, "--cert-dir"
 		}
+	}
+	// The first certificate is served to clients that ask for no other
+	// name; kapi's own comes after, for the names only it covers.
+	certificates := []tls.Certificate{bundle.ServingCert}
+	if certFile != "" {
+		given, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		certificates = []tls.Certificate{given, bundle.ServingCert}
 	}
 	clientCAs := bundle.CAPool
 	if o.ClientCAFile != "" {
@@ -238,7 +255,7 @@ func (s *Server) servingTLS(serviceNet *net.IPNet, port int) (*tls.Config, *x509
 	}
 	cfg := &tls.Config{
 		MinVersion:   tls.VersionTLS12,
-		Certificates: []tls.Certificate{serving},
+		Certificates: certificates,
 		// Client certificates are optional: they are one way of several
 		// to authenticate, checked by the x509 authenticator.
 		ClientAuth: tls.RequestClientCert,
@@ -285,6 +302,11 @@ func randomToken() (string, error) {
 		return "", err
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func copyFile(from, to string) error {
