@@ -37,6 +37,9 @@ type Options struct {
 	EtcdCertFile string
 	EtcdKeyFile  string
 	EtcdPrefix   string
+	// EtcdCompactionInterval is how often the revisions older than the
+	// previous round are compacted; 0 turns compaction off.
+	EtcdCompactionInterval time.Duration
 
 	// Services.
 	ServiceClusterIPRange string
@@ -73,6 +76,7 @@ func NewOptions() *Options {
 		AnonymousAuth:               true,
 		AuthorizationMode:           []string{"AlwaysAllow"},
 		EtcdPrefix:                  "/registry",
+		EtcdCompactionInterval:      5 * time.Minute,
 		ServiceClusterIPRange:       "10.96.0.0/12",
 		ServiceNodePortRange:        "30000-32767",
 		MaxRequestsInflight:         400,
@@ -114,7 +118,6 @@ var ignoredFlags = []struct{ name, usage string }{
 	{"storage-backend", "The storage backend for persistence. Options: 'etcd3' (default)."},
 	{"storage-media-type", "The media type to use to store objects in storage."},
 	{"watch-cache", "Enable watch caching in the apiserver (default true)"},
-	{"etcd-compaction-interval", "The interval of compaction requests. (default 5m0s)"},
 	{"endpoint-reconciler-type", "Use an endpoint reconciler (master-count, lease, none)"},
 	{"api-audiences", "Identifiers of the API."},
 	{"enable-aggregator-routing", "Turns on aggregator routing requests to endpoints IP rather than cluster IP."},
@@ -141,6 +144,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.EtcdCertFile, "etcd-certfile", o.EtcdCertFile, "SSL certification file used to secure etcd communication.")
 	fs.StringVar(&o.EtcdKeyFile, "etcd-keyfile", o.EtcdKeyFile, "SSL key file used to secure etcd communication.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
+	fs.DurationVar(&o.EtcdCompactionInterval, "etcd-compaction-interval", o.EtcdCompactionInterval, "The interval of compaction requests. If 0, the compaction request from apiserver is disabled. Servers sharing an etcd take turns, so one compaction happens per interval.")
 
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR notation IP range from which to assign service cluster IPs.")
 	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.")
@@ -190,6 +194,9 @@ func (o *Options) Validate() []error {
 	}
 	if o.MinRequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--min-request-timeout can not be negative value"))
+	}
+	if o.EtcdCompactionInterval < 0 {
+		errs = append(errs, fmt.Errorf("--etcd-compaction-interval can not be negative value"))
 	}
 	if o.ShutdownDelayDuration < 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-delay-duration can not be negative value"))

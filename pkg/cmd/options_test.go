@@ -20,6 +20,7 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{[]string{"--service-node-port-range=32000-30000"}, "--service-node-port-range"},
 		{[]string{"--max-requests-inflight=-1"}, "--max-requests-inflight"},
 		{[]string{"--request-timeout=-1s"}, "--request-timeout"},
+		{[]string{"--etcd-compaction-interval=-1m"}, "--etcd-compaction-interval"},
 		{[]string{"--etcd-servers=127.0.0.1:2379"}, "--etcd-servers"},
 		{[]string{"--authorization-mode=Bogus"}, "--authorization-mode"},
 		{[]string{"--authorization-mode=RBAC"}, "--authorization-mode"},

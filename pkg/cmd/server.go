@@ -92,9 +92,11 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 	// Without compaction etcd keeps every revision until it runs out of
 	// space. The compactor takes turns with other servers of the same
 	// etcd, kube-apiserver included.
-	compactCtx, stopCompactor := context.WithCancel(context.Background())
-	s.closers = append(s.closers, func() error { stopCompactor(); return nil })
-	go etcd3.RunCompactor(compactCtx, client, etcd3.DefaultCompactionInterval)
+	if o.EtcdCompactionInterval > 0 {
+		compactCtx, stopCompactor := context.WithCancel(context.Background())
+		s.closers = append(s.closers, func() error { stopCompactor(); return nil })
+		go etcd3.RunCompactor(compactCtx, client, o.EtcdCompactionInterval)
+	}
 
 	loopbackToken, err := randomToken()
 	if err != nil {

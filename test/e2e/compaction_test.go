@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kapi-dev/kapi/pkg/testserver"
+)
+
+// TestCompaction: with --etcd-compaction-interval, old revisions go; a
+// watch from before them is told 410 Expired, and a continue token from
+// before them is 410 with a fresh token that goes on from the current
+// state, as kube-apiserver gives it.
+func TestCompaction(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{Flags: []string{"--etcd-compaction-interval=500ms"}})
+	c := clientset(t, s.ClientConfig)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cms := c.CoreV1().ConfigMaps("default")
+	for i := 0; i < 6; i++ {
+		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := cms.List(ctx, metav1.ListOptions{Limit: 2})
+	if err != nil || page.Continue == "" {
+		t.Fatalf("first page: %v %v", page, err)
+	}
+
+	// Keep writing until the revisions of the first page are compacted.
+	for i := 0; ; i++ {
+		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("later-%d", i)}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: page.ResourceVersion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := <-w.ResultChan()
+		w.Stop()
+		if ev.Type == watch.Error {
+			if st := apierrors.FromObject(ev.Object); !apierrors.IsResourceExpired(st) && !apierrors.IsGone(st) {
+				t.Fatalf("watch from a compacted revision: %v", st)
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("nothing was compacted")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+
+	_, err = cms.List(ctx, metav1.ListOptions{Limit: 2, Continue: page.Continue})
+	if !apierrors.IsResourceExpired(err) {
+		t.Fatalf("continue from a compacted revision: want 410 Expired, got %v", err)
+	}
+	fresh := err.(apierrors.APIStatus).Status().ListMeta.Continue
+	if fresh == "" {
+		t.Fatal("the 410 carries no fresh continue token")
+	}
+	rest, err := cms.List(ctx, metav1.ListOptions{Limit: 100, Continue: fresh})
+	if err != nil || len(rest.Items) == 0 {
+		t.Fatalf("continuing with the fresh token: %v %v", rest, err)
+	}
+}
