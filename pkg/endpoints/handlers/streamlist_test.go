@@ -33,9 +33,9 @@ func lists() map[string]runtime.Object {
 	}}}
 	big := &corev1.SecretList{Items: []corev1.Secret{{ObjectMeta: metav1.ObjectMeta{Name: "big"}, Data: map[string][]byte{"k": bytes.Repeat([]byte{1}, 1<<20)}}}}
 	return map[string]runtime.Object{
-		"empty":    &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []corev1.ConfigMap{}},
-		"many":     many,
-		"pods":     pods,
+		"empty":     &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []corev1.ConfigMap{}},
+		"many":      many,
+		"pods":      pods,
 		"1MiB item": big,
 	}
 }
