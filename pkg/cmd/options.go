@@ -5,12 +5,15 @@ package cmd
 import (
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/controlplane"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
 
 // Options are kapi's flags.
@@ -40,6 +43,11 @@ type Options struct {
 	// EtcdCompactionInterval is how often the revisions older than the
 	// previous round are compacted; 0 turns compaction off.
 	EtcdCompactionInterval time.Duration
+	// WatchCache, DefaultWatchCacheSize and WatchCacheSizes say which
+	// resources are served from a watch cache.
+	WatchCache            bool
+	DefaultWatchCacheSize int
+	WatchCacheSizes       []string
 
 	// Services.
 	ServiceClusterIPRange string
@@ -77,6 +85,8 @@ func NewOptions() *Options {
 		AuthorizationMode:           []string{"AlwaysAllow"},
 		EtcdPrefix:                  "/registry",
 		EtcdCompactionInterval:      5 * time.Minute,
+		WatchCache:                  true,
+		DefaultWatchCacheSize:       100,
 		ServiceClusterIPRange:       "10.96.0.0/12",
 		ServiceNodePortRange:        "30000-32767",
 		MaxRequestsInflight:         400,
@@ -117,7 +127,6 @@ var ignoredFlags = []struct{ name, usage string }{
 	{"event-ttl", "Amount of time to retain events. (default 1h0m0s)"},
 	{"storage-backend", "The storage backend for persistence. Options: 'etcd3' (default)."},
 	{"storage-media-type", "The media type to use to store objects in storage."},
-	{"watch-cache", "Enable watch caching in the apiserver (default true)"},
 	{"endpoint-reconciler-type", "Use an endpoint reconciler (master-count, lease, none)"},
 	{"api-audiences", "Identifiers of the API."},
 	{"enable-aggregator-routing", "Turns on aggregator routing requests to endpoints IP rather than cluster IP."},
@@ -145,6 +154,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.EtcdKeyFile, "etcd-keyfile", o.EtcdKeyFile, "SSL key file used to secure etcd communication.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
 	fs.DurationVar(&o.EtcdCompactionInterval, "etcd-compaction-interval", o.EtcdCompactionInterval, "The interval of compaction requests. If 0, the compaction request from apiserver is disabled. Servers sharing an etcd take turns, so one compaction happens per interval.")
+	fs.BoolVar(&o.WatchCache, "watch-cache", o.WatchCache, "Enable watch caching in the apiserver")
+	fs.IntVar(&o.DefaultWatchCacheSize, "default-watch-cache-size", o.DefaultWatchCacheSize, "Default watch cache size. If zero, watch cache will be disabled for resources that do not have a default watch size set.")
+	fs.StringSliceVar(&o.WatchCacheSizes, "watch-cache-sizes", o.WatchCacheSizes, "Watch cache size settings for some resources (pods, nodes, etc.), comma separated. The individual setting format: resource[.group]#size, where resource is lowercase plural (no version), group is omitted for resources of apiVersion v1 (the legacy core API) and included for others, and size is a number. The only meaningful size setting to supply here is zero, which means to disable watch caching for the associated resource; all non-zero values are equivalent and mean to not disable watch caching for that resource.")
 
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR notation IP range from which to assign service cluster IPs.")
 	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.")
@@ -198,6 +210,12 @@ func (o *Options) Validate() []error {
 	if o.EtcdCompactionInterval < 0 {
 		errs = append(errs, fmt.Errorf("--etcd-compaction-interval can not be negative value"))
 	}
+	if o.DefaultWatchCacheSize < 0 {
+		errs = append(errs, fmt.Errorf("--default-watch-cache-size can not be negative value"))
+	}
+	if _, err := ParseWatchCacheSizes(o.WatchCacheSizes); err != nil {
+		errs = append(errs, fmt.Errorf("--watch-cache-sizes: %w", err))
+	}
 	if o.ShutdownDelayDuration < 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-delay-duration can not be negative value"))
 	}
@@ -213,6 +231,38 @@ func (o *Options) Validate() []error {
 		errs = append(errs, fmt.Errorf("--runtime-config: %w", err))
 	}
 	return errs
+}
+
+// WatchCacheConfig returns the watch cache settings of the flags:
+// kube-apiserver's default sizes, overridden by --watch-cache-sizes.
+func (o *Options) WatchCacheConfig() generic.WatchCacheConfig {
+	sizes := generic.DefaultWatchCacheSizes()
+	user, _ := ParseWatchCacheSizes(o.WatchCacheSizes) // validated above
+	for res, size := range user {
+		sizes[res] = size
+	}
+	return generic.WatchCacheConfig{Enabled: o.WatchCache, DefaultSize: o.DefaultWatchCacheSize, Sizes: sizes}
+}
+
+// ParseWatchCacheSizes parses --watch-cache-sizes entries,
+// "resource[.group]#size".
+func ParseWatchCacheSizes(entries []string) (map[schema.GroupResource]int, error) {
+	sizes := make(map[schema.GroupResource]int, len(entries))
+	for _, e := range entries {
+		res, sizeText, found := strings.Cut(e, "#")
+		if !found || res == "" || strings.Contains(sizeText, "#") {
+			return nil, fmt.Errorf("invalid value of watch cache size: %s", e)
+		}
+		size, err := strconv.Atoi(sizeText)
+		if err != nil {
+			return nil, fmt.Errorf("invalid size of watch cache size: %s", e)
+		}
+		if size < 0 {
+			return nil, fmt.Errorf("watch cache size cannot be negative: %s", e)
+		}
+		sizes[schema.ParseGroupResource(res)] = size
+	}
+	return sizes, nil
 }
 
 // ParsePortRange parses "low-high" (or a single port) as kube-apiserver

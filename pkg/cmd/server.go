@@ -89,6 +89,9 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 	if err != nil {
 		return nil, err
 	}
+	// The caches watch through client: they stop before it closes.
+	watchCaches := generic.NewWatchCaches(o.WatchCacheConfig())
+	s.closers = append(s.closers, func() error { watchCaches.Stop(); return nil })
 	// Without compaction etcd keeps every revision until it runs out of
 	// space. The compactor takes turns with other servers of the same
 	// etcd, kube-apiserver included.
@@ -122,6 +125,7 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 	kube, err := controlplane.New(controlplane.Config{
 		RESTOptions: generic.RESTOptions{
 			StorageFactory: &storagebackend.Factory{Client: client, Prefix: o.EtcdPrefix},
+			Decorator:      watchCaches.Decorate,
 			TableConvertor: printers.New(),
 		},
 		ServiceClusterIPRange: serviceNet,

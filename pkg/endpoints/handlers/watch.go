@@ -122,7 +122,13 @@ func (s *RequestScope) watchEventObject(ctx context.Context, ev watch.Event, mop
 		}
 		return ev.Object, s.Kind.GroupVersion(), nil
 	}
-	return s.transformObject(ctx, ev.Object, mopts, r)
+	obj := ev.Object
+	if co, ok := obj.(runtime.CacheableObject); ok && mopts.Convert == asTable {
+		// An object the watch cache shares between watchers is encoded
+		// as it is, once for all; a table is made of a copy of its own.
+		obj = co.GetObject()
+	}
+	return s.transformObject(ctx, obj, mopts, r)
 }
 
 // bookmarkTable is the Table form of a bookmark event: no rows, the

@@ -14,15 +14,36 @@ type StorageFactory interface {
 	NewStorage(resource schema.GroupResource, hub schema.GroupVersion, newFunc, newListFunc func() runtime.Object) (storage.Interface, error)
 }
 
+// StorageDecorator wraps the storage of one resource, for instance in a
+// watch cache. It returns the storage to use and a function that releases
+// what the decoration holds.
+type StorageDecorator func(s storage.Interface, res ResourceStorageConfig) (storage.Interface, func(), error)
+
+// ResourceStorageConfig is what a StorageDecorator knows of the resource
+// whose storage it wraps.
+type ResourceStorageConfig struct {
+	Resource schema.GroupResource
+	// KeyPrefix is the key below which the resource's objects live.
+	KeyPrefix   string
+	NewFunc     func() runtime.Object
+	NewListFunc func() runtime.Object
+	// GetAttrs returns an object's labels and selectable fields.
+	GetAttrs storage.AttrFunc
+	// IndexedFields are selectable fields worth an index.
+	IndexedFields []string
+}
+
 // RESTOptions is what every resource's NewREST needs.
 type RESTOptions struct {
 	StorageFactory StorageFactory
+	// Decorator, if set, wraps the storage of every Store.
+	Decorator StorageDecorator
 	// TableConvertor renders the built-in kinds as tables.
 	TableConvertor rest.TableConvertor
 }
 
 // Complete gives store its storage, from the store's resource and the
-// version its NewFunc returns.
+// version its NewFunc returns, decorated if the options say so.
 func (o RESTOptions) Complete(store *Store, hub schema.GroupVersion) error {
 	if store.TableConvertor == nil {
 		store.TableConvertor = o.TableConvertor
@@ -30,6 +51,21 @@ func (o RESTOptions) Complete(store *Store, hub schema.GroupVersion) error {
 	s, err := o.StorageFactory.NewStorage(store.DefaultQualifiedResource, hub, store.NewFunc, store.NewListFunc)
 	if err != nil {
 		return err
+	}
+	if o.Decorator != nil {
+		var destroy func()
+		s, destroy, err = o.Decorator(s, ResourceStorageConfig{
+			Resource:      store.DefaultQualifiedResource,
+			KeyPrefix:     store.KeyPrefix,
+			NewFunc:       store.NewFunc,
+			NewListFunc:   store.NewListFunc,
+			GetAttrs:      attrFunc(store.NamespaceScoped(), store.FieldsFunc),
+			IndexedFields: store.IndexedFields,
+		})
+		if err != nil {
+			return err
+		}
+		store.DestroyFunc = destroy
 	}
 	store.Storage = s
 	return nil

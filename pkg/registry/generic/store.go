@@ -48,6 +48,9 @@ type Store struct {
 	// returns their values for an object.
 	SelectableFields []string
 	FieldsFunc       FieldsFunc
+	// IndexedFields are selectable fields that clients commonly pin to one
+	// value (the pods' spec.nodeName): the watch cache indexes them.
+	IndexedFields []string
 
 	CreateStrategy rest.CreateStrategy
 	UpdateStrategy rest.UpdateStrategy
@@ -68,6 +71,8 @@ type Store struct {
 	CategoriesList []string
 
 	Storage storage.Interface
+	// DestroyFunc, if set, releases what Storage holds (a watch cache).
+	DestroyFunc func()
 
 	// HoldsDeletion reports whether something beyond metadata.finalizers
 	// still holds the deletion of an object with a deletionTimestamp (for
@@ -95,7 +100,13 @@ var (
 
 func (s *Store) New() runtime.Object     { return s.NewFunc() }
 func (s *Store) NewList() runtime.Object { return s.NewListFunc() }
-func (s *Store) Destroy()                {}
+
+// Destroy releases the store's storage.
+func (s *Store) Destroy() {
+	if s.DestroyFunc != nil {
+		s.DestroyFunc()
+	}
+}
 
 // NamespaceScoped reports whether the resource lives in namespaces.
 func (s *Store) NamespaceScoped() bool { return s.CreateStrategy.NamespaceScoped() }

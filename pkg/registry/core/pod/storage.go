@@ -37,12 +37,14 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		KeyPrefix:                 "/pods",
 		SelectableFields:          fieldNames,
 		FieldsFunc:                selectableFields,
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
-		ReturnDeletedObject:       true,
-		ShortNamesList:            []string{"po"},
-		CategoriesList:            []string{"all"},
+		// Every kubelet watches the pods of its node.
+		IndexedFields:       []string{"spec.nodeName"},
+		CreateStrategy:      Strategy,
+		UpdateStrategy:      Strategy,
+		DeleteStrategy:      Strategy,
+		ReturnDeletedObject: true,
+		ShortNamesList:      []string{"po"},
+		CategoriesList:      []string{"all"},
 	}
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err

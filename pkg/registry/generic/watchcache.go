@@ -1,0 +1,97 @@
+package generic
+
+import (
+	"fmt"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/cacher"
+)
+
+// WatchCacheConfig says which resources are served from a watch cache:
+// kube-apiserver's --watch-cache, --default-watch-cache-size and
+// --watch-cache-sizes.
+type WatchCacheConfig struct {
+	// Enabled turns watch caching on.
+	Enabled bool
+	// DefaultSize applies to resources Sizes does not name.
+	DefaultSize int
+	// Sizes overrides DefaultSize per resource. As in kube-apiserver, the
+	// only size that changes behaviour is 0, which serves the resource
+	// from etcd alone; every other size is the initial capacity of a
+	// window that sizes itself.
+	Sizes map[schema.GroupResource]int
+}
+
+// DefaultWatchCacheSizes are kube-apiserver's own per-resource sizes:
+// events, written often and rarely watched, are not cached.
+func DefaultWatchCacheSizes() map[schema.GroupResource]int {
+	return map[schema.GroupResource]int{
+		{Resource: "events"}:                         0,
+		{Group: "events.k8s.io", Resource: "events"}: 0,
+	}
+}
+
+// WatchCaches puts the storage of resources behind watch caches and stops
+// them when the server stops.
+type WatchCaches struct {
+	cfg WatchCacheConfig
+
+	mu      sync.Mutex
+	cachers []*cacher.Cacher
+}
+
+// NewWatchCaches returns the watch caches that cfg asks for.
+func NewWatchCaches(cfg WatchCacheConfig) *WatchCaches {
+	return &WatchCaches{cfg: cfg}
+}
+
+// size returns the cache size of a resource; 0 means no cache.
+func (w *WatchCaches) size(res schema.GroupResource) int {
+	if !w.cfg.Enabled {
+		return 0
+	}
+	if size, ok := w.cfg.Sizes[res]; ok {
+		return size
+	}
+	return w.cfg.DefaultSize
+}
+
+// Decorate is a StorageDecorator: it puts s behind a watch cache unless
+// the resource's size is 0.
+func (w *WatchCaches) Decorate(s storage.Interface, res ResourceStorageConfig) (storage.Interface, func(), error) {
+	size := w.size(res.Resource)
+	if size <= 0 {
+		return s, func() {}, nil
+	}
+	c, err := cacher.New(cacher.Config{
+		Storage:        s,
+		ResourcePrefix: res.KeyPrefix,
+		NewFunc:        res.NewFunc,
+		NewListFunc:    res.NewListFunc,
+		GetAttrs:       res.GetAttrs,
+		IndexedFields:  res.IndexedFields,
+		Capacity:       size,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("watch cache of %s: %w", res.Resource, err)
+	}
+	w.mu.Lock()
+	w.cachers = append(w.cachers, c)
+	w.mu.Unlock()
+	return c, c.Stop, nil
+}
+
+// Stop stops every cache made so far. The server calls it before it
+// closes the etcd client the caches watch.
+func (w *WatchCaches) Stop() {
+	w.mu.Lock()
+	cachers := w.cachers
+	w.cachers = nil
+	w.mu.Unlock()
+	for _, c := range cachers {
+		c.Stop()
+	}
+}
