@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TestBadFlagValuesNameTheFlag: a start with a bad flag value stops with a
@@ -22,6 +25,11 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{[]string{"--request-timeout=-1s"}, "--request-timeout"},
 		{[]string{"--etcd-compaction-interval=-1m"}, "--etcd-compaction-interval"},
 		{[]string{"--etcd-servers=127.0.0.1:2379"}, "--etcd-servers"},
+		{[]string{"--default-watch-cache-size=-1"}, "--default-watch-cache-size"},
+		{[]string{"--watch-cache-sizes=pods"}, "--watch-cache-sizes"},
+		{[]string{"--watch-cache-sizes=pods#many"}, "--watch-cache-sizes"},
+		{[]string{"--watch-cache-sizes=pods#-1"}, "--watch-cache-sizes"},
+		{[]string{"--watch-cache=maybe"}, "--watch-cache"},
 		{[]string{"--authorization-mode=Bogus"}, "--authorization-mode"},
 		{[]string{"--authorization-mode=RBAC"}, "--authorization-mode"},
 		{[]string{"--runtime-config=apps/v1=maybe"}, "--runtime-config"},
@@ -64,6 +72,7 @@ func TestHelpListsKubeAPIServerFlags(t *testing.T) {
 		"--shutdown-delay-duration", "--profiling", "--etcd-servers", "--etcd-cafile", "--etcd-certfile",
 		"--etcd-keyfile", "--etcd-prefix", "--allow-privileged", "--disable-admission-plugins",
 		"--service-account-issuer", "--service-account-key-file", "--service-account-signing-key-file",
+		"--watch-cache", "--watch-cache-sizes", "--default-watch-cache-size", "--etcd-compaction-interval",
 	} {
 		if !strings.Contains(out.String(), flag) {
 			t.Errorf("--help does not list %s", flag)
@@ -89,4 +98,29 @@ func TestEnvtestFlagsAreAccepted(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = o
+}
+
+// TestWatchCacheSizes: kube-apiserver's defaults (no cache for events),
+// overridden per resource by --watch-cache-sizes, with 0 meaning none.
+func TestWatchCacheSizes(t *testing.T) {
+	o := NewOptions()
+	fs := pflag.NewFlagSet("kapi", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse([]string{"--watch-cache-sizes=pods#0,deployments.apps#500,events#100", "--default-watch-cache-size=50"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := o.WatchCacheConfig()
+	if !cfg.Enabled || cfg.DefaultSize != 50 {
+		t.Fatalf("config %+v: want enabled with default size 50", cfg)
+	}
+	for res, want := range map[schema.GroupResource]int{
+		{Resource: "pods"}:                           0,
+		{Group: "apps", Resource: "deployments"}:     500,
+		{Resource: "events"}:                         100,
+		{Group: "events.k8s.io", Resource: "events"}: 0,
+	} {
+		if got, ok := cfg.Sizes[res]; !ok || got != want {
+			t.Errorf("size of %s = %d (set: %v), want %d", res, got, ok, want)
+		}
+	}
 }
