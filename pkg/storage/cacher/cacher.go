@@ -193,6 +193,12 @@ type progressRequester interface {
 	RequestWatchProgress(ctx context.Context) error
 }
 
+// watchStreamIsolator is implemented by storages that can give a watch
+// an etcd watch stream of its own (the etcd3 store).
+type watchStreamIsolator interface {
+	WithOwnWatchStream(ctx context.Context, name string) context.Context
+}
+
 // Cacher is a storage.Interface serving reads and watches of one resource
 // from memory. Its methods are safe for concurrent use.
 type Cacher struct {
@@ -227,6 +233,9 @@ type Cacher struct {
 type Stats struct {
 	// ListsFromCache and ListsDelegated count GetList calls.
 	ListsFromCache, ListsDelegated int64
+	// WatchesDelegated counts watches from before the window, which the
+	// storage served.
+	WatchesDelegated int64
 	// WatchersTerminated counts watchers closed because they fell behind.
 	WatchersTerminated int64
 	// Relists counts lists of the underlying storage after the first.
@@ -272,6 +281,12 @@ func New(cfg Config) (*Cacher, error) {
 		cfg.GetAttrs = defaultAttrs
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	if iso, ok := cfg.Storage.(watchStreamIsolator); ok {
+		// Progress notifications, which consistent reads wait for, come
+		// only when every watch on a stream has caught up: the cache's
+		// own watch gets a stream of its own.
+		ctx = iso.WithOwnWatchStream(ctx, "watch-cache"+prefix)
+	}
 	c := &Cacher{
 		cfg:      cfg,
 		storage:  cfg.Storage,
@@ -761,9 +776,12 @@ func (c *Cacher) indexedLocked(pred storage.SelectionPredicate) ([]*entry, bool)
 // Watch implements storage.Interface.
 //
 // With a resourceVersion N, the watch replays the cached events after N
-// and goes on with live ones; if N is older than the window it gets a
+// and goes on with live ones. If N is older than the window, the
+// underlying storage serves the watch from etcd's history, or sends a
 // single ERROR event, 410 Expired "too old resource version: N (oldest)",
-// where oldest is the oldest resourceVersion a watch can start from. If
+// if etcd has compacted N. (kube-apiserver answers 410 as soon as N is
+// older than its window; serving etcd's history instead lets clients
+// resume without a relist after a restart, when the window is empty.) If
 // the cache has not reached N within the freshness timeout, Watch returns
 // a TooLargeResourceVersion error. With "" or "0" (and SendInitialEvents
 // unset), or with SendInitialEvents true, the watch first sends the current
@@ -800,14 +818,26 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 		}
 	}
 
-	w := newCacheWatcher(c, key, opts)
-	c.mu.Lock()
-	if !c.ready {
-		// Stopped since the wait.
-		c.mu.Unlock()
+	w, err := c.register(ctx, key, opts, rv, sendInitial)
+	if errors.Is(err, errDelegate) {
 		return c.storage.Watch(ctx, key, opts)
 	}
+	return w, err
+}
+
+// errDelegate says that the underlying storage must serve a watch.
+var errDelegate = errors.New("watch served by the storage")
+
+// register starts a watcher from revision rv, or from the current state
+// if sendInitial.
+func (c *Cacher) register(ctx context.Context, key string, opts storage.ListOptions, rv uint64, sendInitial bool) (watch.Interface, error) {
+	w := newCacheWatcher(c, key, opts)
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.ready {
+		// Stopped since the wait.
+		return nil, errDelegate
+	}
 	switch {
 	case sendInitial:
 		w.replay = c.stateLocked(w.scope, w.pred)
@@ -816,9 +846,13 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 	case rv == 0:
 		w.start = c.rv
 	default:
-		events, oldest, ok := c.window.since(rv)
+		events, _, ok := c.window.since(rv)
 		if !ok {
-			return errorWatcher(tooOld(rv, oldest)), nil
+			// Older than the window (after a restart, every revision
+			// before the cache's first list is): etcd may still have
+			// the history, and says 410 if it was compacted.
+			c.stats.WatchesDelegated++
+			return nil, errDelegate
 		}
 		w.replay = events
 		w.start = rv
@@ -859,20 +893,6 @@ func statusOf(err error) *metav1.Status {
 	status.Kind, status.APIVersion = "Status", "v1"
 	return &status
 }
-
-// errorWatcher returns a watch that sends err as a single ERROR event and
-// ends.
-func errorWatcher(err error) watch.Interface {
-	ch := make(chan watch.Event, 1)
-	ch <- watch.Event{Type: watch.Error, Object: statusOf(err)}
-	close(ch)
-	return &staticWatch{ch: ch}
-}
-
-type staticWatch struct{ ch chan watch.Event }
-
-func (w *staticWatch) Stop()                          {}
-func (w *staticWatch) ResultChan() <-chan watch.Event { return w.ch }
 
 // bookmarkObject returns an empty object carrying only resourceVersion rv
 // (and the initial-events-end annotation if initialEnd).

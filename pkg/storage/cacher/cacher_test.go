@@ -3,6 +3,7 @@ package cacher_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -201,7 +202,7 @@ func TestWatchFromAResourceVersionReplaysTheEventsAfterIt(t *testing.T) {
 	expectEvents(t, nsw, summary{watch.Added, "d", rvOf(t, d), "1"})
 }
 
-func TestWatchFromBeforeTheWindowIsExpired(t *testing.T) {
+func TestWatchFromBeforeTheWindowIsServedFromEtcdUntilCompacted(t *testing.T) {
 	e := newEnv(t, cacher.Config{Capacity: 3, MaxCapacity: 3})
 	var rvs []uint64
 	for _, name := range []string{"a", "b", "c", "d", "e", "f"} {
@@ -209,31 +210,45 @@ func TestWatchFromBeforeTheWindowIsExpired(t *testing.T) {
 	}
 	e.list(t, storage.ListOptions{})
 
-	// The window holds d, e and f: a watch can start after c, not before.
-	w := e.watch(t, storage.ListOptions{ResourceVersion: rvString(rvs[1])})
-	ev := next(t, w)
-	status, ok := ev.Object.(*metav1.Status)
-	if ev.Type != watch.Error || !ok {
-		t.Fatalf("got %s %T, want an ERROR event with a Status", ev.Type, ev.Object)
-	}
-	want := metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired,
-		Message: "too old resource version: " + rvString(rvs[1]) + " (" + rvString(rvs[2]) + ")",
-	}
-	if *status != want {
-		t.Fatalf("status = %+v\nwant %+v", *status, want)
-	}
-	if _, open := <-w.ResultChan(); open {
-		t.Fatal("watch goes on after its error")
-	}
-
-	w = e.watch(t, storage.ListOptions{ResourceVersion: rvString(rvs[2])})
+	// The window holds d, e and f: a watch after c is served from it.
+	w := e.watch(t, storage.ListOptions{ResourceVersion: rvString(rvs[2])})
 	expectEvents(t, w,
 		summary{watch.Added, "d", rvs[3], ""},
 		summary{watch.Added, "e", rvs[4], ""},
 		summary{watch.Added, "f", rvs[5], ""},
 	)
+	if got := e.cacher.Stats().WatchesDelegated; got != 0 {
+		t.Fatalf("%d watches delegated, want 0", got)
+	}
+
+	// One from before it gets etcd's history.
+	w = e.watch(t, storage.ListOptions{ResourceVersion: rvString(rvs[0])})
+	expectEvents(t, w,
+		summary{watch.Added, "b", rvs[1], ""},
+		summary{watch.Added, "c", rvs[2], ""},
+		summary{watch.Added, "d", rvs[3], ""},
+	)
+	if got := e.cacher.Stats().WatchesDelegated; got != 1 {
+		t.Fatalf("%d watches delegated, want 1", got)
+	}
+
+	// Once etcd has compacted it, the watch is told 410 Expired.
+	if _, err := e.client.Compact(context.Background(), int64(rvs[4])); err != nil {
+		t.Fatal(err)
+	}
+	w = e.watch(t, storage.ListOptions{ResourceVersion: rvString(rvs[0])})
+	ev := next(t, w)
+	status, ok := ev.Object.(*metav1.Status)
+	if ev.Type != watch.Error || !ok {
+		t.Fatalf("got %s %T, want an ERROR event with a Status", ev.Type, ev.Object)
+	}
+	if status.Code != http.StatusGone || status.Reason != metav1.StatusReasonExpired ||
+		!strings.HasPrefix(status.Message, "too old resource version: "+rvString(rvs[0])+" (") {
+		t.Fatalf("status = %+v, want 410 Expired too old resource version", *status)
+	}
+	if _, open := <-w.ResultChan(); open {
+		t.Fatal("watch goes on after its error")
+	}
 }
 
 func TestWatchWithInitialEventsEndsThemWithABookmark(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/metadata"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -61,6 +62,18 @@ type ProgressRequester interface {
 	// on as a BOOKMARK event. etcd answers once a watch has delivered
 	// every event up to the current revision.
 	RequestWatchProgress(ctx context.Context) error
+}
+
+// WatchStreamIsolator is implemented by the stores New returns.
+type WatchStreamIsolator interface {
+	// WithOwnWatchStream returns a context whose watches, and progress
+	// requests, go over an etcd watch stream of their own, named name.
+	//
+	// etcd answers a progress request only when every watch on the
+	// stream has caught up: a watch cache that relies on progress
+	// notifications must not share its stream with watches that replay
+	// old history (or whose consumers are slow).
+	WithOwnWatchStream(ctx context.Context, name string) context.Context
 }
 
 // prepareKey returns the etcd key of key. For a recursive read the result
@@ -288,6 +301,12 @@ func (s *store) CurrentResourceVersion(ctx context.Context) (uint64, error) {
 		return 0, err
 	}
 	return uint64(resp.Header.Revision), nil
+}
+
+// WithOwnWatchStream implements WatchStreamIsolator. The etcd client puts
+// watches on one stream per distinct set of outgoing gRPC metadata.
+func (s *store) WithOwnWatchStream(ctx context.Context, name string) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, "kapi-watch-stream", name)
 }
 
 // RequestWatchProgress implements ProgressRequester.
