@@ -28,6 +28,8 @@ type Server struct {
 	// Kubeconfig is the path of the admin kubeconfig.
 	Kubeconfig string
 	URL        string
+	// Address is the host:port the server listens on.
+	Address string
 	// DataDir holds etcd's data and the certificates.
 	DataDir string
 
@@ -42,6 +44,9 @@ type Options struct {
 	DataDir string
 	// Flags are extra command-line flags, as kapi's binary takes them.
 	Flags []string
+	// Address is the host:port to serve on (to restart a server where
+	// its clients expect it); empty means a free port on 127.0.0.1.
+	Address string
 	// Log receives the server's log; nil discards it.
 	Log io.Writer
 }
@@ -73,7 +78,11 @@ func StartE(opts Options, tempDir func() string) (*Server, error) {
 	if o.DataDir == "" {
 		o.DataDir = tempDir()
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := opts.Address
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +99,7 @@ func StartE(opts Options, tempDir func() string) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{Kubeconfig: srv.Kubeconfig, URL: srv.URL, DataDir: o.DataDir, cancel: cancel, done: make(chan error, 1)}
+	s := &Server{Kubeconfig: srv.Kubeconfig, URL: srv.URL, Address: ln.Addr().String(), DataDir: o.DataDir, cancel: cancel, done: make(chan error, 1)}
 	go func() { s.done <- srv.Run(ctx) }()
 
 	cfg, err := clientcmd.BuildConfigFromFlags("", srv.Kubeconfig)
