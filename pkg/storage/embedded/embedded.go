@@ -1,9 +1,15 @@
 // Package embedded runs a single-member etcd inside the kapi process, so
-// that kapi needs no etcd binary and its storage pays no network hop: the
-// client it hands out calls the etcd server's gRPC service implementations
-// directly, in memory.
+// that kapi needs no etcd binary.
 //
-// The member opens no listener unless asked for a client URL (to let
+// The client it hands out talks gRPC to the member over a unix socket in
+// the data dir, not through etcd's in-process adapter (v3client): that
+// adapter's watch streams are plain Go channels without flow control, and
+// a storm of watch cancellations (many clients going away at once)
+// deadlocks them for good (etcd-io/etcd#18879, #20716). Over a socket,
+// HTTP/2 flow control keeps both sides moving. The socket is only
+// reachable by whoever can open the data dir.
+//
+// The member opens no TCP listener unless asked for a client URL (to let
 // etcdctl look at the store). Many embedded servers can therefore run in
 // one process or on one machine, as tests do, without port collisions.
 package embedded
@@ -14,12 +20,15 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
-	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
+	"go.uber.org/zap"
 )
 
 // Config configures an embedded etcd.
@@ -74,6 +83,9 @@ type Server struct {
 	etcd      *embed.Etcd
 	client    *clientv3.Client
 	clientURL string
+	// socketDir, if set, is a directory made for the socket (when the
+	// data dir's path is too long for one), removed on Close.
+	socketDir string
 
 	// closing silences the errors etcd logs about its listeners while it
 	// shuts them down.
@@ -93,8 +105,21 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	socket, socketDir, err := socketPath(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	removeSocketDir := func() {
+		if socketDir != "" {
+			os.RemoveAll(socketDir)
+		}
+	}
+	socketURL := url.URL{Scheme: "unix", Path: socket}
+	ecfg.ListenClientUrls = append([]url.URL{socketURL}, ecfg.ListenClientUrls...)
+	ecfg.AdvertiseClientUrls = append([]url.URL{socketURL}, ecfg.AdvertiseClientUrls...)
 	e, err := embed.StartEtcd(ecfg)
 	if err != nil {
+		removeSocketDir()
 		return nil, fmt.Errorf("starting embedded etcd in %s: %w", cfg.DataDir, err)
 	}
 	select {
@@ -102,17 +127,58 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	case err := <-e.Err():
 		closing.Store(true)
 		e.Close()
+		removeSocketDir()
 		return nil, fmt.Errorf("embedded etcd in %s failed to start: %w", cfg.DataDir, err)
 	case <-ctx.Done():
 		closing.Store(true)
 		e.Close()
+		removeSocketDir()
 		return nil, fmt.Errorf("embedded etcd in %s did not start: %w", cfg.DataDir, ctx.Err())
 	}
-	s := &Server{etcd: e, client: v3client.New(e.Server), closing: closing}
-	if len(e.Clients) > 0 {
-		s.clientURL = "http://" + e.Clients[0].Addr().String()
+	client, err := clientv3.New(clientv3.Config{
+		Endpoints:   []string{"unix://" + socket},
+		DialTimeout: 10 * time.Second,
+		// What matters reaches kapi as errors of its requests.
+		Logger: zap.NewNop(),
+	})
+	if err != nil {
+		closing.Store(true)
+		e.Close()
+		removeSocketDir()
+		return nil, fmt.Errorf("embedded etcd in %s: client: %w", cfg.DataDir, err)
+	}
+	s := &Server{etcd: e, client: client, closing: closing, socketDir: socketDir}
+	for _, l := range e.Clients {
+		if addr, ok := l.Addr().(*net.TCPAddr); ok {
+			s.clientURL = "http://" + addr.String()
+		}
 	}
 	return s, nil
+}
+
+// maxSocketPath is the longest unix socket path every platform accepts
+// (sun_path is 104 bytes on macOS, 108 on Linux, with a trailing NUL).
+const maxSocketPath = 100
+
+// socketPath returns where the member's client socket goes: in the data
+// dir, or, if that path would be too long, in a new private directory
+// that the caller removes.
+func socketPath(dataDir string) (path, madeDir string, err error) {
+	dir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return "", "", err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", fmt.Errorf("embedded etcd: %w", err)
+	}
+	if p := filepath.Join(dir, "etcd.sock"); len(p) <= maxSocketPath {
+		return p, "", nil
+	}
+	madeDir, err = os.MkdirTemp("", "kapi-etcd")
+	if err != nil {
+		return "", "", fmt.Errorf("embedded etcd: %w", err)
+	}
+	return filepath.Join(madeDir, "etcd.sock"), madeDir, nil
 }
 
 func etcdConfig(cfg Config, closing *atomic.Bool) (*embed.Config, error) {
@@ -175,7 +241,7 @@ func loopbackHTTPURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// Client returns a client that calls the etcd server in-process. It stays
+// Client returns a client of the member, over its unix socket. It stays
 // valid until Close; do not close it yourself.
 func (s *Server) Client() *clientv3.Client { return s.client }
 
@@ -196,10 +262,8 @@ func (s *Server) Done() <-chan struct{} { return s.etcd.Server.StopNotify() }
 // be called more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		// The in-process client has no connection to close: Close cancels
-		// its context and ends its watches, which is what we want before
-		// the server goes away. The error it reports is that
-		// cancellation.
+		// Closing the client first ends its watches before the server
+		// goes away. The error it reports is that cancellation.
 		_ = s.client.Close()
 		s.closing.Store(true)
 		s.etcd.Close()
@@ -209,6 +273,9 @@ func (s *Server) Close() error {
 			if err != nil && s.closeErr == nil {
 				s.closeErr = fmt.Errorf("embedded etcd in %s: %w", s.etcd.Config().Dir, err)
 			}
+		}
+		if s.socketDir != "" {
+			os.RemoveAll(s.socketDir)
 		}
 	})
 	return s.closeErr

@@ -198,3 +198,40 @@ func benchmarkStart(b *testing.B, dir string) {
 		b.Fatal(err)
 	}
 }
+
+// TestWatchesWorkAfterACancellationStorm: when many watches end at once
+// (their clients went away), new watches still get events. etcd's
+// in-process client deadlocks here (etcd-io/etcd#18879); the socket client
+// must not.
+func TestWatchesWorkAfterACancellationStorm(t *testing.T) {
+	s := start(t, Config{DataDir: t.TempDir(), UnsafeNoFsync: true})
+	c := s.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	const watches = 2000
+	for round := range 3 {
+		wctx, stop := context.WithCancel(ctx)
+		for i := range watches {
+			// The same metadata puts them on one stream, as the etcd3
+			// store's watches are.
+			c.Watch(clientv3.WithRequireLeader(wctx), fmt.Sprintf("/storm/%d", i))
+		}
+		if _, err := c.Put(ctx, "/storm/0", "x"); err != nil {
+			t.Fatal(err)
+		}
+		stop()
+
+		probe := c.Watch(ctx, fmt.Sprintf("/probe/%d", round))
+		if _, err := c.Put(ctx, fmt.Sprintf("/probe/%d", round), "x"); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case resp := <-probe:
+			if err := resp.Err(); err != nil || len(resp.Events) != 1 {
+				t.Fatalf("round %d: probe watch got %+v (%v)", round, resp, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("round %d: a new watch got no event after %d watches were cancelled at once", round, watches)
+		}
+	}
+}
