@@ -74,6 +74,9 @@ func TestEnvtestRunsKapi(t *testing.T) {
 	// envtest asks for RBAC, which kapi does not implement yet; everything
 	// else it passes is accepted as kube-apiserver accepts it.
 	env.ControlPlane.GetAPIServer().Configure().Set("authorization-mode", "AlwaysAllow")
+	// kapi keeps its generated PKI and admin.kubeconfig in --data-dir,
+	// ./kapi-data by default: not in the source tree.
+	env.ControlPlane.GetAPIServer().Configure().Set("data-dir", t.TempDir())
 	cfg, err := env.Start()
 	if err != nil {
 		t.Fatalf("envtest could not start kapi: %v", err)
