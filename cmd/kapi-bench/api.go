@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -41,9 +40,13 @@ type apiOptions struct {
 // client, so that all runs go over the same connection setup.
 type apiEnv struct {
 	o      apiOptions
+	cfg    *rest.Config // for clients of their own, e.g. the watchers'
 	host   string
 	cs     *kubernetes.Clientset
 	lister *lister
+	// updates counts the watch suite's updates, to give each a payload
+	// of its own.
+	updates atomic.Int64
 }
 
 // newAPIEnv builds the client from the kubeconfig. Client-side rate
@@ -75,6 +78,7 @@ func newAPIEnv(o apiOptions) (*apiEnv, error) {
 	}
 	return &apiEnv{
 		o:      o,
+		cfg:    cfg,
 		host:   cfg.Host,
 		cs:     cs,
 		lister: &lister{http: httpClient, rest: cs.CoreV1().RESTClient(), pageSize: o.pageSize},
@@ -84,100 +88,43 @@ func newAPIEnv(o apiOptions) (*apiEnv, error) {
 // runAPI runs the api suite repeat times, each in its own namespace, and
 // prints each run's figures and then their medians.
 func runAPI(ctx context.Context, o apiOptions, p *printer) error {
-	// A wrong pid would silently drop the server's figures from every run:
-	// fail before the suite instead.
-	for _, pid := range []int{o.serverPID, o.etcdPID} {
-		if pid <= 0 {
-			continue
-		}
-		if _, err := readProcessCPU(pid); err != nil {
-			return fmt.Errorf("cannot measure pid %d: %w", pid, err)
-		}
-	}
-	env, err := newAPIEnv(o)
+	env, err := connect(o, p)
 	if err != nil {
 		return err
 	}
-	v, err := env.cs.Discovery().ServerVersion()
-	if err != nil {
-		return fmt.Errorf("server %s not reachable: %w", env.host, err)
-	}
-	p.comment("server: %s %s (%s)", env.host, v.GitVersion, v.GoVersion)
+	defer env.close()
 	encoding := "json"
 	if o.proto {
 		encoding = "protobuf"
 	}
-	p.comment("api: %d configmaps of %d B payload, %d workers, %s for create/get; lists in json and protobuf, whole and paged by %d",
+	p.comment("api: %d configmaps of %d B payload, %d workers, %s for create/get/update; lists in json and protobuf, whole and paged by %d",
 		o.n, o.payloadBytes, o.c, encoding, o.pageSize)
 	p.comment("list *_ms: request sent to last body byte read, not decoding; paged: sum over the pages")
-
-	// Close the client's idle connections when done, so that a server
-	// stopped after the suite is not waiting on a client that has left.
-	// client-go wraps the transport in round trippers that do not pass
-	// CloseIdleConnections on; this helper unwraps them.
-	defer utilnet.CloseIdleConnectionsFor(env.lister.http.Transport)
-
-	var runs []*result
-	for run := 1; run <= o.repeat; run++ {
-		r, err := env.runOnce(ctx, run, p)
-		if err != nil {
-			return fmt.Errorf("api run %d: %w", run, err)
-		}
-		runs = append(runs, r)
-	}
-	if o.repeat > 1 {
-		p.comment("median of %d runs", o.repeat)
-		p.result("", medianResult(runs))
-	}
-	return nil
+	return env.runRuns(ctx, "api", p, env.apiRun)
 }
 
-// runOnce runs the suite once: create, get, list, in a fresh namespace.
-func (env *apiEnv) runOnce(ctx context.Context, run int, p *printer) (*result, error) {
-	o := env.o
-	ns, err := env.createNamespace(ctx, fmt.Sprintf("%s-%d", o.namespace, run))
-	if err != nil {
-		return nil, fmt.Errorf("creating namespace: %w", err)
-	}
-	p.comment("run %d namespace %s", run, ns)
-
-	before := takeSample(o.serverPID, o.etcdPID)
-	start := time.Now()
-	r := &result{}
-
-	created := env.create(ctx, ns)
+// apiRun runs the suite once in namespace ns: create, get, update, list.
+func (env *apiEnv) apiRun(ctx context.Context, ns string, r *result, p *printer) error {
+	created, rvs := env.create(ctx, ns, env.o.n)
 	recordPhase(r, p, "create", "create_configmaps_per_s", created)
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 
 	got := env.get(ctx, ns)
 	recordPhase(r, p, "get", "get_per_s", got)
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
+	}
+
+	updated := env.update(ctx, ns, rvs)
+	recordPhase(r, p, "update", "update_per_s", updated)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 
 	env.lister.measureAll(ctx, ns, created.ok, r, p)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-
-	wall := time.Since(start)
-	after := takeSample(o.serverPID, o.etcdPID)
-	r.addDuration("suite_wall_s", wall)
-	recordUsage(r, p, before, after, o.serverPID, o.etcdPID)
-
-	p.result(runPrefix(run, o.repeat), r)
-
-	if o.cleanup {
-		t0 := time.Now()
-		if err := env.deleteNamespace(ctx, ns); err != nil {
-			p.comment("cleanup %s: failed after %.1fs: %v", ns, time.Since(t0).Seconds(), err)
-		} else {
-			p.comment("cleanup %s: done in %.1fs", ns, time.Since(t0).Seconds())
-		}
-	}
-	return r, nil
+	return ctx.Err()
 }
 
 // createNamespace creates a namespace named name, or, if a previous bench
@@ -201,21 +148,39 @@ func (env *apiEnv) createNamespace(ctx context.Context, name string) (string, er
 // configMapName is the name of the i-th configmap of a run.
 func configMapName(i int) string { return fmt.Sprintf("cm-%06d", i) }
 
-// create creates n configmaps with c workers.
-func (env *apiEnv) create(ctx context.Context, ns string) phase {
-	// One payload for all objects: its content does not matter to the
-	// server, only its size, and building it once keeps client CPU out of
+// payload returns the configmap data of --payload-bytes. Its content does
+// not matter to the server, only its size; pattern picks one of two
+// contents, so that an update can change every object.
+func payload(size, pattern int) string {
+	unit := "0123456789abcdef"
+	if pattern%2 == 1 {
+		unit = "fedcba9876543210"
+	}
+	return strings.Repeat(unit, size/16+1)[:size]
+}
+
+// create creates n configmaps with c workers and returns, besides the
+// phase, the resourceVersion of each created object ("" where the create
+// failed), for the updates that follow.
+func (env *apiEnv) create(ctx context.Context, ns string, n int) (phase, []string) {
+	// One payload for all objects, built once to keep client CPU out of
 	// the measurement.
-	payload := strings.Repeat("0123456789abcdef", env.o.payloadBytes/16+1)[:env.o.payloadBytes]
+	data := payload(env.o.payloadBytes, 0)
 	client := env.cs.CoreV1().ConfigMaps(ns)
-	return runConcurrent(ctx, env.o.n, env.o.c, func(ctx context.Context, i int) error {
+	rvs := make([]string, n)
+	ph := runConcurrent(ctx, n, env.o.c, func(ctx context.Context, i int) error {
 		cm := &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: configMapName(i), Labels: map[string]string{"app": "kapi-bench"}},
-			Data:       map[string]string{"payload": payload},
+			Data:       map[string]string{"payload": data},
 		}
-		_, err := client.Create(ctx, cm, metav1.CreateOptions{})
+		out, err := client.Create(ctx, cm, metav1.CreateOptions{})
+		if err == nil {
+			// Each index is written by one worker only.
+			rvs[i] = out.ResourceVersion
+		}
 		return err
 	})
+	return ph, rvs
 }
 
 // get reads each configmap once by name with c workers.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 )
@@ -87,5 +88,62 @@ func TestParseFlags(t *testing.T) {
 		if _, err := parseFlags(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+func TestParseFlagsWatchAndBiglist(t *testing.T) {
+	o, err := parseFlags([]string{"--kapi-binary", "/tmp/kapi", "--watchers", "100,1000", "--events", "500", "watch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.mode != "watch" || !slices.Equal(o.watch.watchers, []int{100, 1000}) || o.watch.events != 500 || o.watch.writers != 4 {
+		t.Errorf("parsed %+v", o.watch)
+	}
+	// Repeated, and against a given server.
+	o, err = parseFlags([]string{"--kubeconfig", "/k", "--watchers", "10", "--watchers", "20", "watch"})
+	if err != nil || !slices.Equal(o.watch.watchers, []int{10, 20}) {
+		t.Errorf("parsed %+v, %v", o.watch.watchers, err)
+	}
+
+	// biglist has its own defaults for the sizes, unless they are given.
+	o, err = parseFlags([]string{"--kapi-binary", "/tmp/kapi", "biglist"})
+	if err != nil || o.api.n != 50000 || o.api.c != 64 || o.api.payloadBytes != 64 {
+		t.Errorf("biglist defaults: %+v, %v", o.api, err)
+	}
+	o, err = parseFlags([]string{"--kapi-binary", "/tmp/kapi", "--n", "1000", "--payload-bytes", "0", "biglist"})
+	if err != nil || o.api.n != 1000 || o.api.payloadBytes != 0 {
+		t.Errorf("biglist with sizes: %+v, %v", o.api, err)
+	}
+	// Other modes keep the api defaults.
+	o, err = parseFlags([]string{"--kapi-binary", "/tmp/kapi", "api"})
+	if err != nil || o.api.n != 5000 || o.api.payloadBytes != 1024 {
+		t.Errorf("api: %+v, %v", o.api, err)
+	}
+
+	for _, bad := range [][]string{
+		{"watch"},
+		{"biglist"},
+		{"--kubeconfig", "/k", "--watchers", "0", "watch"},
+		{"--kubeconfig", "/k", "--watchers", "x", "watch"},
+		{"--kubeconfig", "/k", "--events", "0", "watch"},
+		{"--kubeconfig", "/k", "--rss-interval", "0s", "--server-pid", "1", "biglist"},
+		{"--kubeconfig", "/k", "biglist"},
+		{"--kubeconfig", "/k", "--write-rate", "-1", "watch"},
+	} {
+		if _, err := parseFlags(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestWithPrefix(t *testing.T) {
+	r := &result{}
+	r.addInt("server_cpu_s", 1)
+	p := r.withPrefix("watch_fanout_100_")
+	if v, ok := p.get("watch_fanout_100_server_cpu_s"); !ok || v.f != 1 {
+		t.Errorf("got %+v", p.metrics)
+	}
+	if _, ok := r.get("server_cpu_s"); !ok {
+		t.Error("withPrefix changed r")
 	}
 }
