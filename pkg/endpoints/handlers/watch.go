@@ -3,8 +3,11 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,12 +53,11 @@ func serveWatch(w http.ResponseWriter, r *http.Request, s *RequestScope, watcher
 	defer wi.Stop()
 
 	flusher, _ := w.(http.Flusher)
-	framer := info.StreamSerializer.Framer
-	streamEnc := streaming.NewEncoder(framer.NewFrameWriter(w), info.StreamSerializer.Serializer)
 	objSer := info.Serializer
 	if mopts.Pretty && info.PrettySerializer != nil {
 		objSer = info.PrettySerializer
 	}
+	events := newWatchEventWriter(w, s.Serializer, objSer, info)
 
 	contentType := info.MediaType
 	if info.MediaType == runtime.ContentTypeProtobuf {
@@ -69,7 +71,6 @@ func serveWatch(w http.ResponseWriter, r *http.Request, s *RequestScope, watcher
 		flusher.Flush()
 	}
 
-	var buf bytes.Buffer
 	ch := wi.ResultChan()
 	for {
 		select {
@@ -84,21 +85,84 @@ func serveWatch(w http.ResponseWriter, r *http.Request, s *RequestScope, watcher
 				utilruntime.HandleError(fmt.Errorf("watch of %s: %w", s.Resource, err))
 				return
 			}
-			buf.Reset()
-			if err := s.Serializer.EncoderForVersion(objSer, kindVersioner{gv}).Encode(obj, &buf); err != nil {
-				utilruntime.HandleError(fmt.Errorf("encoding watch event of %s: %w", s.Resource, err))
+			if err := events.write(ev.Type, obj, gv); err != nil {
+				if !errors.Is(err, errClientGone) {
+					utilruntime.HandleError(fmt.Errorf("encoding watch event of %s: %w", s.Resource, err))
+				}
 				return
 			}
-			out := &metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: buf.Bytes()}}
-			if err := streamEnc.Encode(out); err != nil {
-				// The client is gone.
-				return
-			}
+			// Under load, events queue up: one flush sends them all.
 			if len(ch) == 0 && flusher != nil {
 				flusher.Flush()
 			}
 		}
 	}
+}
+
+// errClientGone is a failed write to the client.
+var errClientGone = errors.New("watch client gone")
+
+// watchEventWriter writes watch events in one media type.
+type watchEventWriter struct {
+	w      io.Writer
+	codecs runtime.NegotiatedSerializer
+	objSer runtime.Serializer
+	// encoders holds an object encoder per group version: making one
+	// computes its identifier, too costly to do per event.
+	encoders map[schema.GroupVersion]runtime.Encoder
+	// plainJSON frames JSON events by hand; stream encodes the
+	// metav1.WatchEvent otherwise (protobuf, pretty JSON, YAML).
+	plainJSON bool
+	stream    streaming.Encoder
+	buf       bytes.Buffer
+	frame     bytes.Buffer
+}
+
+func newWatchEventWriter(w io.Writer, codecs runtime.NegotiatedSerializer, objSer runtime.Serializer, info runtime.SerializerInfo) *watchEventWriter {
+	framer := info.StreamSerializer.Framer
+	return &watchEventWriter{
+		w:         w,
+		codecs:    codecs,
+		objSer:    objSer,
+		encoders:  map[schema.GroupVersion]runtime.Encoder{},
+		plainJSON: info.MediaType == runtime.ContentTypeJSON && objSer == info.Serializer,
+		stream:    streaming.NewEncoder(framer.NewFrameWriter(w), info.StreamSerializer.Serializer),
+	}
+}
+
+// write sends one event. An object the watch cache shares between
+// watchers encodes to bytes it has cached, so the per-watcher cost is a
+// copy.
+func (e *watchEventWriter) write(typ watch.EventType, obj runtime.Object, gv schema.GroupVersion) error {
+	enc, ok := e.encoders[gv]
+	if !ok {
+		enc = e.codecs.EncoderForVersion(e.objSer, kindVersioner{gv})
+		e.encoders[gv] = enc
+	}
+	e.buf.Reset()
+	if err := enc.Encode(obj, &e.buf); err != nil {
+		return err
+	}
+	if !e.plainJSON {
+		out := &metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: e.buf.Bytes()}}
+		if err := e.stream.Encode(out); err != nil {
+			return errors.Join(errClientGone, err)
+		}
+		return nil
+	}
+	// What encoding/json makes of a metav1.WatchEvent, byte for byte:
+	// the object is already compact JSON with HTML characters escaped,
+	// and only its trailing newline goes.
+	e.frame.Reset()
+	e.frame.WriteString(`{"type":`)
+	e.frame.WriteString(strconv.Quote(string(typ)))
+	e.frame.WriteString(`,"object":`)
+	e.frame.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
+	e.frame.WriteString("}\n")
+	if _, err := e.w.Write(e.frame.Bytes()); err != nil {
+		return errors.Join(errClientGone, err)
+	}
+	return nil
 }
 
 // watchEventObject is the object a watch event carries on the wire: errors

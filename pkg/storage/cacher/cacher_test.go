@@ -367,7 +367,7 @@ func TestSlowWatcherIsTerminatedWithoutHoldingUpOthers(t *testing.T) {
 	slow := e.watch(t, storage.ListOptions{ResourceVersion: from})
 	fast := e.watch(t, storage.ListOptions{ResourceVersion: from})
 
-	const n = 40
+	const n = 100
 	var want []summary
 	for i := range n {
 		cm := e.create(t, configMap("ns", "cm"+rvString(uint64(i)), nil, nil))

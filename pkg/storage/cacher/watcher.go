@@ -15,6 +15,9 @@ import (
 // re-listed at revision floor: it gets a 410 Expired error.
 type expiry struct{ floor uint64 }
 
+// resultBuffer is how many events a watcher hands its consumer ahead.
+const resultBuffer = 32
+
 // cacheWatcher is one watch served from the cache.
 type cacheWatcher struct {
 	c              *Cacher
@@ -66,9 +69,11 @@ func newCacheWatcher(c *Cacher, key string, opts storage.ListOptions) *cacheWatc
 		pred:           pred,
 		progressNotify: opts.ProgressNotify,
 		input:          make(chan *event, c.cfg.WatcherBufferSize),
-		result:         make(chan watch.Event),
-		stopped:        make(chan struct{}),
-		terminated:     make(chan struct{}),
+		// A few events of slack let the consumer see that more are
+		// ready, so a watch handler flushes once for a burst.
+		result:     make(chan watch.Event, resultBuffer),
+		stopped:    make(chan struct{}),
+		terminated: make(chan struct{}),
 	}
 }
 
