@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"io"
@@ -78,15 +79,21 @@ func streamJSONList(w io.Writer, list runtime.Object, gvk schema.GroupVersionKin
 	// Replace the closing brace of the head with the items array.
 	_, _ = bw.Write(head[:len(head)-1])
 	_, _ = bw.WriteString(`,"items":[`)
+	// One buffer for every item: an item's encoding is garbage once
+	// written, and a list of 50,000 would otherwise leave as much garbage
+	// as its whole encoded size before the collector runs.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	for i, item := range items {
 		if i > 0 {
 			_ = bw.WriteByte(',')
 		}
-		data, err := json.Marshal(item)
-		if err != nil {
+		buf.Reset()
+		// Encode escapes as Marshal does, and adds a newline.
+		if err := enc.Encode(item); err != nil {
 			return true, err
 		}
-		if _, err := bw.Write(data); err != nil {
+		if _, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))); err != nil {
 			return true, err
 		}
 	}
@@ -149,7 +156,7 @@ func streamProtobufList(w io.Writer, list runtime.Object, gvk schema.GroupVersio
 	}
 	_, _ = bw.Write(appendTag(nil, 1, len(lm)))
 	_, _ = bw.Write(lm)
-	var item []byte
+	var item, tag []byte
 	for _, s := range sizers {
 		size := s.Size()
 		if cap(item) < size {
@@ -159,7 +166,8 @@ func streamProtobufList(w io.Writer, list runtime.Object, gvk schema.GroupVersio
 		if _, err := s.MarshalToSizedBuffer(item); err != nil {
 			return true, err
 		}
-		_, _ = bw.Write(appendTag(nil, 2, size))
+		tag = appendTag(tag[:0], 2, size)
+		_, _ = bw.Write(tag)
 		if _, err := bw.Write(item); err != nil {
 			return true, err
 		}
