@@ -1,13 +1,15 @@
 // Package embedded runs a single-member etcd inside the kapi process, so
-// that kapi needs no etcd binary.
+// that kapi needs no etcd binary and its reads and writes pay no network
+// hop: the client it hands out calls the etcd server's KV, lease and
+// cluster services directly, in memory (etcd's v3client).
 //
-// The client it hands out talks gRPC to the member over a unix socket in
-// the data dir, not through etcd's in-process adapter (v3client): that
-// adapter's watch streams are plain Go channels without flow control, and
-// a storm of watch cancellations (many clients going away at once)
-// deadlocks them for good (etcd-io/etcd#18879, #20716). Over a socket,
-// HTTP/2 flow control keeps both sides moving. The socket is only
-// reachable by whoever can open the data dir.
+// Watches are the exception: they go over gRPC on a unix socket in the
+// data dir. The in-process adapter streams watches over plain Go channels
+// without flow control, and a storm of watch cancellations (many clients
+// going away at once) deadlocks client and server for good
+// (etcd-io/etcd#18879, #20716); over a socket, HTTP/2 flow control keeps
+// both sides moving. The socket is only reachable by whoever can open the
+// data dir.
 //
 // The member opens no TCP listener unless asked for a client URL (to let
 // etcdctl look at the store). Many embedded servers can therefore run in
@@ -28,6 +30,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
 	"go.uber.org/zap"
 )
 
@@ -80,9 +83,11 @@ const placeholderPeerURL = "http://127.0.0.1:2380"
 
 // Server is a running embedded etcd.
 type Server struct {
-	etcd      *embed.Etcd
-	client    *clientv3.Client
-	clientURL string
+	etcd   *embed.Etcd
+	client *clientv3.Client
+	// watchClient is the socket client whose Watcher client uses.
+	watchClient *clientv3.Client
+	clientURL   string
 	// socketDir, if set, is a directory made for the socket (when the
 	// data dir's path is too long for one), removed on Close.
 	socketDir string
@@ -135,7 +140,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		removeSocketDir()
 		return nil, fmt.Errorf("embedded etcd in %s did not start: %w", cfg.DataDir, ctx.Err())
 	}
-	client, err := clientv3.New(clientv3.Config{
+	watchClient, err := clientv3.New(clientv3.Config{
 		Endpoints:   []string{"unix://" + socket},
 		DialTimeout: 10 * time.Second,
 		// What matters reaches kapi as errors of its requests.
@@ -147,7 +152,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		removeSocketDir()
 		return nil, fmt.Errorf("embedded etcd in %s: client: %w", cfg.DataDir, err)
 	}
-	s := &Server{etcd: e, client: client, closing: closing, socketDir: socketDir}
+	client := v3client.New(e.Server)
+	client.Watcher.Close()
+	client.Watcher = watchClient.Watcher
+	s := &Server{etcd: e, client: client, watchClient: watchClient, closing: closing, socketDir: socketDir}
 	for _, l := range e.Clients {
 		if addr, ok := l.Addr().(*net.TCPAddr); ok {
 			s.clientURL = "http://" + addr.String()
@@ -241,8 +249,9 @@ func loopbackHTTPURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// Client returns a client of the member, over its unix socket. It stays
-// valid until Close; do not close it yourself.
+// Client returns a client of the member: in-process, but for watches,
+// which go over the member's unix socket. It stays valid until Close; do
+// not close it yourself.
 func (s *Server) Client() *clientv3.Client { return s.client }
 
 // ClientURL returns the URL the etcd client API is served on, with the
@@ -265,6 +274,7 @@ func (s *Server) Close() error {
 		// Closing the client first ends its watches before the server
 		// goes away. The error it reports is that cancellation.
 		_ = s.client.Close()
+		_ = s.watchClient.Close()
 		s.closing.Store(true)
 		s.etcd.Close()
 		// Once stopping, etcd reports no more errors, so whatever is
