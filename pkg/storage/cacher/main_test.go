@@ -283,6 +283,10 @@ func (s *countingStorage) RequestWatchProgress(ctx context.Context) error {
 	return s.Interface.(etcd3.ProgressRequester).RequestWatchProgress(ctx)
 }
 
+func (s *countingStorage) WithOwnWatchStream(ctx context.Context, name string) context.Context {
+	return s.Interface.(etcd3.WatchStreamIsolator).WithOwnWatchStream(ctx, name)
+}
+
 func (s *countingStorage) count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -306,15 +306,17 @@ func (s *store) CurrentResourceVersion(ctx context.Context) (uint64, error) {
 // WithOwnWatchStream implements WatchStreamIsolator. The etcd client puts
 // watches on one stream per distinct set of outgoing gRPC metadata.
 func (s *store) WithOwnWatchStream(ctx context.Context, name string) context.Context {
-	return metadata.AppendToOutgoingContext(ctx, "kapi-watch-stream", name)
+	return metadata.AppendToOutgoingContext(ctx, watchStreamKey, name)
 }
 
 // RequestWatchProgress implements ProgressRequester.
 func (s *store) RequestWatchProgress(ctx context.Context) error {
 	// etcd answers on the gRPC stream the request is sent on, and the
 	// client picks the stream by the context's metadata: it must be the
-	// context the watches were opened with.
-	return s.client.RequestProgress(watchContext(ctx))
+	// context the watches were opened with, naming their stream
+	// (WithOwnWatchStream); a watch without a named stream has one of its
+	// own that no progress request reaches.
+	return s.client.RequestProgress(clientv3.WithRequireLeader(ctx))
 }
 
 // decode decodes the value stored at key into into and sets its

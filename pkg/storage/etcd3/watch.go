@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"sync/atomic"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/metadata"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,14 +36,30 @@ const (
 	initialPageSize = 1000
 )
 
-// watchContext returns the context etcd watches and progress requests are
-// made with. Requiring a leader makes etcd end a watch when its member
-// loses the cluster instead of leaving it silent; it must be the same for
-// both, because the etcd client shares a gRPC stream between calls with
-// the same context metadata.
+// watchContext returns the context an etcd watch is made with. Requiring a
+// leader makes etcd end a watch when its member loses the cluster instead
+// of leaving it silent.
+//
+// The etcd client puts watches whose contexts carry the same gRPC metadata
+// on one stream, and a progress notification requested on a stream with
+// several watches can reach a watch that is still replaying history ahead
+// of its events (compare etcd-io/etcd#15220): a client resuming from that
+// bookmark would skip events. So every watch gets a stream of its own,
+// unless its context names one (WithOwnWatchStream), which is how the
+// watch cache's single watch shares a stream with its progress requests.
 func watchContext(ctx context.Context) context.Context {
-	return clientv3.WithRequireLeader(ctx)
+	ctx = clientv3.WithRequireLeader(ctx)
+	if md, ok := metadata.FromOutgoingContext(ctx); ok && len(md.Get(watchStreamKey)) > 0 {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, watchStreamKey, "watch-"+strconv.FormatUint(watchStreams.Add(1), 10))
 }
+
+// watchStreamKey is the gRPC metadata key that names a watch's stream.
+const watchStreamKey = "kapi-watch-stream"
+
+// watchStreams numbers the streams of watches that do not name one.
+var watchStreams atomic.Uint64
 
 // Watch implements storage.Interface.
 //
@@ -273,6 +292,11 @@ func (w *watcher) previous(ev *clientv3.Event) (runtime.Object, error) {
 	prev := ev.PrevKv
 	if prev == nil {
 		resp, err := w.store.client.Get(w.ctx, string(ev.Kv.Key), clientv3.WithRev(rev-1))
+		if errors.Is(err, rpctypes.ErrCompacted) {
+			// The watch started just before the compacted revision: the
+			// event is the oldest that can be served, and it is not whole.
+			return nil, tooOldError(w.startRev, rev)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("reading the state of %s before revision %d: %w", ev.Kv.Key, rev, err)
 		}
@@ -348,12 +372,22 @@ func (w *watcher) watchError(err error, compactRev int64) error {
 		// kube-apiserver's words: the resourceVersion asked for, then the
 		// oldest one a watch can still start after. etcd keeps the state
 		// at the compacted revision, so that is the revision before.
-		return &apierrors.StatusError{ErrStatus: metav1.Status{
-			Status:  metav1.StatusFailure,
-			Code:    http.StatusGone,
-			Reason:  metav1.StatusReasonExpired,
-			Message: fmt.Sprintf("too old resource version: %d (%d)", w.startRev, compactRev-1),
-		}}
+		return tooOldError(w.startRev, compactRev)
 	}
 	return err
+}
+
+// tooOldError is the 410 of a watch from a compacted revision, in
+// kube-apiserver's words: the resourceVersion asked for, then the oldest
+// one a watch can still start from. etcd keeps the state at the compacted
+// revision, but not the state before it, which a DELETED event (or a
+// change seen through a selector) at the compacted revision needs: the
+// oldest start is the compacted revision itself.
+func tooOldError(startRev, compactRev int64) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusGone,
+		Reason:  metav1.StatusReasonExpired,
+		Message: fmt.Sprintf("too old resource version: %d (%d)", startRev, compactRev),
+	}}
 }

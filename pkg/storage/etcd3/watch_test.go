@@ -204,14 +204,30 @@ func TestWatchOneKey(t *testing.T) {
 func TestWatchBookmarks(t *testing.T) {
 	e := newEnv(t)
 	rv := fmt.Sprint(e.currentRV(t))
-	withBookmarks := e.watch(t, "/configmaps", storage.ListOptions{Recursive: true, ResourceVersion: rv, ProgressNotify: true, Predicate: storage.Everything})
-	without := e.watch(t, "/configmaps", storage.ListOptions{Recursive: true, ResourceVersion: rv, Predicate: storage.Everything})
+	// Progress requests reach the watches of a named stream.
+	ctx := e.store.(etcd3.WatchStreamIsolator).WithOwnWatchStream(context.Background(), t.Name())
+	watchOn := func(opts storage.ListOptions) watch.Interface {
+		w, err := e.store.Watch(ctx, "/configmaps", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+		return w
+	}
+	withBookmarks := watchOn(storage.ListOptions{Recursive: true, ResourceVersion: rv, ProgressNotify: true, Predicate: storage.Everything})
+	without := watchOn(storage.ListOptions{Recursive: true, ResourceVersion: rv, Predicate: storage.Everything})
+	// A watch of no named stream has one of its own: no progress request
+	// reaches it.
+	unnamed := e.watch(t, "/configmaps", storage.ListOptions{Recursive: true, ResourceVersion: rv, ProgressNotify: true, Predicate: storage.Everything})
 
 	a := e.create(t, configMap("ns", "a", nil, nil))
 	expect(t, withBookmarks, "ADDED "+at("a", a))
 	expect(t, without, "ADDED "+at("a", a))
 
 	current := e.currentRV(t)
+	if err := e.store.(etcd3.ProgressRequester).RequestWatchProgress(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if err := e.store.(etcd3.ProgressRequester).RequestWatchProgress(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -227,6 +243,7 @@ func TestWatchBookmarks(t *testing.T) {
 	// A watch that did not ask for bookmarks gets none.
 	b := e.create(t, configMap("ns", "b", nil, nil))
 	expect(t, without, "ADDED "+at("b", b))
+	expect(t, unnamed, "ADDED "+at("a", a), "ADDED "+at("b", b))
 }
 
 func TestWatchStopReleasesASlowConsumer(t *testing.T) {
