@@ -173,8 +173,10 @@ type Config struct {
 	// MaxCapacity bounds the window. 0 means the larger of Capacity and
 	// DefaultMaxCapacity.
 	MaxCapacity int
-	// WatcherBufferSize is how many events a watcher may fall behind
-	// before it is terminated. 0 means DefaultWatcherBufferSize.
+	// WatcherBufferSize is how many events a watcher's queue holds: a
+	// watcher is terminated when its queue is full, that is when it is
+	// this many events behind, plus the few its goroutine has already
+	// handed its consumer. 0 means DefaultWatcherBufferSize.
 	WatcherBufferSize int
 	// BookmarkInterval is how often watchers that asked for bookmarks
 	// (ProgressNotify) get one. 0 means DefaultBookmarkInterval.
