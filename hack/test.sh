@@ -22,6 +22,12 @@ go test -race -count=1 \
   ./pkg/openapi/... \
   ./pkg/metrics/...
 
+# client-go's reflectors and informers (watch-list included) against an
+# in-process kapi, through a restart and a compaction, with the race
+# detector watching the server's list and watch paths end to end.
+echo "== go test -race (client-go list and watch, end to end)"
+go test -race -count=1 -run 'TestInformer|TestWatchList|TestWatchSees|TestWatchTimeout|TestListSnapshots|TestCompaction' ./test/e2e
+
 echo "== go test"
 go test -count=1 ./...
 
