@@ -3,6 +3,9 @@ package storage
 import (
 	"errors"
 	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ErrorCode classifies a storage error; the registry maps each to the API
@@ -135,3 +138,16 @@ func IsTooLargeResourceVersion(err error) bool {
 
 // IsCorruptObj reports whether err means a stored value does not decode.
 func IsCorruptObj(err error) bool { return CodeOf(err) == ErrCodeCorruptObj }
+
+// WatchErrorStatus returns the Status a watch sends in its ERROR event for
+// err: err's own Status if it has one, else a 500.
+func WatchErrorStatus(err error) *metav1.Status {
+	var status metav1.Status
+	if se, ok := err.(apierrors.APIStatus); ok {
+		status = se.Status()
+	} else {
+		status = apierrors.NewInternalError(err).Status()
+	}
+	status.Kind, status.APIVersion = "Status", "v1"
+	return &status
+}

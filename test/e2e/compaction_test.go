@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/kapi-dev/kapi/pkg/testserver"
 )
@@ -24,15 +25,7 @@ func TestCompactionWithoutWatchCache(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cms := c.CoreV1().ConfigMaps("default")
-	for i := 0; i < 6; i++ {
-		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	page, err := cms.List(ctx, metav1.ListOptions{Limit: 2})
-	if err != nil || page.Continue == "" {
-		t.Fatalf("first page: %v %v", page, err)
-	}
+	page := sixAndAFirstPage(ctx, t, cms)
 
 	// Keep writing until the revisions of the first page are compacted.
 	for i := 0; ; i++ {
@@ -58,7 +51,7 @@ func TestCompactionWithoutWatchCache(t *testing.T) {
 		}
 	}
 
-	_, err = cms.List(ctx, metav1.ListOptions{Limit: 2, Continue: page.Continue})
+	_, err := cms.List(ctx, metav1.ListOptions{Limit: 2, Continue: page.Continue})
 	if !apierrors.IsResourceExpired(err) {
 		t.Fatalf("continue from a compacted revision: want 410 Expired, got %v", err)
 	}
@@ -82,15 +75,7 @@ func TestListSnapshotsSurviveCompaction(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cms := c.CoreV1().ConfigMaps("default")
-	for i := 0; i < 6; i++ {
-		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	page, err := cms.List(ctx, metav1.ListOptions{Limit: 2})
-	if err != nil || page.Continue == "" {
-		t.Fatalf("first page: %v %v", page, err)
-	}
+	page := sixAndAFirstPage(ctx, t, cms)
 
 	// Events are not cached (kube-apiserver's default): an Exact list of
 	// them reads etcd, and tells when the revision is compacted.
@@ -138,4 +123,20 @@ func names(cms []corev1.ConfigMap) []string {
 		out[i] = cm.Name
 	}
 	return out
+}
+
+// sixAndAFirstPage creates cm-0 ... cm-5 and returns the first page of two
+// of a list of them.
+func sixAndAFirstPage(ctx context.Context, t *testing.T, cms typedcorev1.ConfigMapInterface) *corev1.ConfigMapList {
+	t.Helper()
+	for i := 0; i < 6; i++ {
+		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := cms.List(ctx, metav1.ListOptions{Limit: 2})
+	if err != nil || page.Continue == "" {
+		t.Fatalf("first page: %v %v", page, err)
+	}
+	return page
 }

@@ -884,18 +884,6 @@ func tooOld(rv, oldest uint64) error {
 	return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, oldest))
 }
 
-// statusOf returns the Status a watch sends in an ERROR event for err.
-func statusOf(err error) *metav1.Status {
-	var status metav1.Status
-	if se, ok := err.(apierrors.APIStatus); ok {
-		status = se.Status()
-	} else {
-		status = apierrors.NewInternalError(err).Status()
-	}
-	status.Kind, status.APIVersion = "Status", "v1"
-	return &status
-}
-
 // bookmarkObject returns an empty object carrying only resourceVersion rv
 // (and the initial-events-end annotation if initialEnd).
 func (c *Cacher) bookmarkObject(rv uint64, initialEnd bool) runtime.Object {

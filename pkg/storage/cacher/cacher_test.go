@@ -3,6 +3,7 @@ package cacher_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,18 +23,6 @@ func names(l *corev1.ConfigMapList) []string {
 		out = append(out, cm.Namespace+"/"+cm.Name)
 	}
 	return out
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestConsistentListSeesEveryWriteBeforeIt(t *testing.T) {
@@ -57,7 +46,7 @@ func TestConsistentListSeesEveryWriteBeforeIt(t *testing.T) {
 	}
 	list := e.list(t, storage.ListOptions{})
 	want := []string{"ns0/a", "ns0/b", "ns0/c", "ns1/a", "ns1/b", "ns1/c"}
-	if !equal(names(list), want) {
+	if !slices.Equal(names(list), want) {
 		t.Fatalf("list = %v, want %v (sorted by key)", names(list), want)
 	}
 
@@ -87,18 +76,18 @@ func TestListFromCacheHonoursSelectorLimitAndContinue(t *testing.T) {
 	e.list(t, storage.ListOptions{}) // the cache has caught up
 
 	list := e.list(t, storage.ListOptions{ResourceVersion: "0"})
-	if want := []string{"ns/a", "ns/b", "ns/c", "ns/d", "ns/e"}; !equal(names(list), want) {
+	if want := []string{"ns/a", "ns/b", "ns/c", "ns/d", "ns/e"}; !slices.Equal(names(list), want) {
 		t.Fatalf("resourceVersion=0 list = %v, want %v", names(list), want)
 	}
 	list = e.list(t, storage.ListOptions{ResourceVersion: "0", Predicate: selector(t, "parity=even")})
-	if want := []string{"ns/a", "ns/c", "ns/e"}; !equal(names(list), want) {
+	if want := []string{"ns/a", "ns/c", "ns/e"}; !slices.Equal(names(list), want) {
 		t.Fatalf("parity=even list = %v, want %v", names(list), want)
 	}
 
 	pred := selector(t, "")
 	pred.Limit = 2
 	first := e.list(t, storage.ListOptions{Predicate: pred})
-	if want := []string{"ns/a", "ns/b"}; !equal(names(first), want) {
+	if want := []string{"ns/a", "ns/b"}; !slices.Equal(names(first), want) {
 		t.Fatalf("first page = %v, want %v", names(first), want)
 	}
 	if first.Continue == "" || first.RemainingItemCount == nil || *first.RemainingItemCount != 3 {
@@ -109,7 +98,7 @@ func TestListFromCacheHonoursSelectorLimitAndContinue(t *testing.T) {
 	e.create(t, configMap("ns", "bb", nil, nil))
 	pred.Continue = first.Continue
 	second := e.list(t, storage.ListOptions{Predicate: pred})
-	if want := []string{"ns/c", "ns/d"}; !equal(names(second), want) {
+	if want := []string{"ns/c", "ns/d"}; !slices.Equal(names(second), want) {
 		t.Fatalf("second page = %v, want %v", names(second), want)
 	}
 	if second.ResourceVersion != first.ResourceVersion {

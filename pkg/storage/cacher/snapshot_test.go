@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -55,7 +56,7 @@ func TestExactListIsReadFromTheWindowEvenAfterCompaction(t *testing.T) {
 
 	before := counting.count()
 	list := e.list(t, storage.ListOptions{ResourceVersion: rvString(then), ResourceVersionMatch: string(metav1.ResourceVersionMatchExact)})
-	if got, want := values(list), []string{"a=1", "b=1", "c=1"}; !equal(got, want) {
+	if got, want := values(list), []string{"a=1", "b=1", "c=1"}; !slices.Equal(got, want) {
 		t.Fatalf("Exact list at %d = %v, want %v", then, got, want)
 	}
 	if listRV(t, list) != then {
@@ -72,7 +73,7 @@ func TestPagesOfAListAreReadAtTheRevisionOfTheFirst(t *testing.T) {
 		e.create(t, configMap("ns", name, nil, map[string]string{"v": "1"}))
 	}
 	first := e.list(t, storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 1}})
-	if got := values(first); !equal(got, []string{"a=1"}) || first.Continue == "" {
+	if got := values(first); !slices.Equal(got, []string{"a=1"}) || first.Continue == "" {
 		t.Fatalf("first page = %v, continue %q", got, first.Continue)
 	}
 	if first.RemainingItemCount == nil || *first.RemainingItemCount != 2 {
@@ -85,11 +86,11 @@ func TestPagesOfAListAreReadAtTheRevisionOfTheFirst(t *testing.T) {
 	e.list(t, storage.ListOptions{})
 
 	second := e.list(t, storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 1, Continue: first.Continue}})
-	if got := values(second); !equal(got, []string{"b=1"}) || second.Continue == "" || second.ResourceVersion != first.ResourceVersion {
+	if got := values(second); !slices.Equal(got, []string{"b=1"}) || second.Continue == "" || second.ResourceVersion != first.ResourceVersion {
 		t.Fatalf("second page = %v at %s, continue %q; want [b=1] at %s and more", got, second.ResourceVersion, second.Continue, first.ResourceVersion)
 	}
 	third := e.list(t, storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 1, Continue: second.Continue}})
-	if got := values(third); !equal(got, []string{"c=1"}) || third.Continue != "" {
+	if got := values(third); !slices.Equal(got, []string{"c=1"}) || third.Continue != "" {
 		t.Fatalf("third page = %v, continue %q; want [c=1] and the end", got, third.Continue)
 	}
 }
@@ -100,7 +101,7 @@ func TestAListOlderThanTheWindowGoesToEtcd(t *testing.T) {
 	then := pastState(t, e) // three changes since: one left the window
 	before := counting.count()
 	list := e.list(t, storage.ListOptions{ResourceVersion: rvString(then), ResourceVersionMatch: string(metav1.ResourceVersionMatchExact)})
-	if got, want := values(list), []string{"a=1", "b=1", "c=1"}; !equal(got, want) {
+	if got, want := values(list), []string{"a=1", "b=1", "c=1"}; !slices.Equal(got, want) {
 		t.Fatalf("Exact list at %d = %v, want %v", then, got, want)
 	}
 	if counting.count() != before+1 {
@@ -156,7 +157,7 @@ func TestAnIndexedFieldSelectsListsAndWatches(t *testing.T) {
 		e.create(t, configMap("ns", fmt.Sprintf("p%d", i), nil, map[string]string{"node": node}))
 	}
 	list := e.list(t, storage.ListOptions{Predicate: byNode("n1")})
-	if got := names(list); !equal(got, []string{"ns/p0", "ns/p2"}) {
+	if got := names(list); !slices.Equal(got, []string{"ns/p0", "ns/p2"}) {
 		t.Fatalf("list of node n1 = %v", got)
 	}
 
@@ -178,7 +179,7 @@ func TestAnIndexedFieldSelectsListsAndWatches(t *testing.T) {
 
 	// A list at a past revision still sees the objects of then.
 	past := e.list(t, storage.ListOptions{ResourceVersion: rvString(listRV(t, list)), ResourceVersionMatch: string(metav1.ResourceVersionMatchExact), Predicate: byNode("n2")})
-	if got := names(past); !equal(got, []string{"ns/p1", "ns/p3"}) {
+	if got := names(past); !slices.Equal(got, []string{"ns/p1", "ns/p3"}) {
 		t.Fatalf("past list of node n2 = %v", got)
 	}
 }

@@ -147,7 +147,7 @@ func (w *cacheWatcher) finish(ctx context.Context, last uint64) {
 		return
 	}
 	select {
-	case w.result <- watch.Event{Type: watch.Error, Object: statusOf(tooOld(last, w.exp.floor))}:
+	case w.result <- watch.Event{Type: watch.Error, Object: storage.WatchErrorStatus(tooOld(last, w.exp.floor))}:
 	case <-w.stopped:
 	case <-ctx.Done():
 	}

@@ -356,14 +356,7 @@ func (w *watcher) sendError(err error) {
 	if w.ctx.Err() != nil {
 		return
 	}
-	var status metav1.Status
-	if se, ok := err.(apierrors.APIStatus); ok {
-		status = se.Status()
-	} else {
-		status = apierrors.NewInternalError(err).Status()
-	}
-	status.Kind, status.APIVersion = "Status", "v1"
-	w.send(watch.Event{Type: watch.Error, Object: &status})
+	w.send(watch.Event{Type: watch.Error, Object: storage.WatchErrorStatus(err)})
 }
 
 // watchError returns the error a client sees when its etcd watch fails.
