@@ -532,16 +532,17 @@ func (c *Cacher) waitConsistent(ctx context.Context) (uint64, bool) {
 	if c.reached(current) {
 		return current, true
 	}
-	// Writes to other resources advance etcd's revision without an event
-	// for this cache: a progress notification tells the cache how far its
-	// watch really is.
-	requestProgress := func() {
-		if pr, ok := c.storage.(progressRequester); ok {
-			_ = pr.RequestWatchProgress(c.ctx)
-		}
+	return current, c.waitFor(ctx, current) == nil
+}
+
+// requestProgress asks the storage to tell the cache's watch how far it
+// is. Writes to other resources advance etcd's revision without an event
+// for this cache: a progress notification is how the cache learns that it
+// has seen everything up to a revision all the same.
+func (c *Cacher) requestProgress() {
+	if pr, ok := c.storage.(progressRequester); ok {
+		_ = pr.RequestWatchProgress(c.ctx)
 	}
-	requestProgress()
-	return current, c.waitFor(ctx, current, requestProgress) == nil
 }
 
 // reached reports whether the cache is ready and at revision rv or later.
@@ -555,7 +556,7 @@ func (c *Cacher) reached(rv uint64) bool {
 // If the cache is ready but does not get there within the freshness
 // timeout, the error is kube-apiserver's "Too large resource version".
 func (c *Cacher) waitFresh(ctx context.Context, key string, minRV uint64) error {
-	err := c.waitFor(ctx, minRV, nil)
+	err := c.waitFor(ctx, minRV)
 	if errors.Is(err, errTimeout) {
 		c.mu.RLock()
 		ready, rv := c.ready, c.rv
@@ -576,17 +577,17 @@ var (
 )
 
 // waitFor waits until the cache is ready and at revision rv or later, for
-// at most the freshness timeout. poke, if not nil, is called every so
-// often while waiting.
-func (c *Cacher) waitFor(ctx context.Context, rv uint64, poke func()) error {
+// at most the freshness timeout. While it waits it asks for progress
+// notifications every so often: the revision may be another resource's.
+func (c *Cacher) waitFor(ctx context.Context, rv uint64) error {
+	if c.reached(rv) {
+		return nil
+	}
 	timer := time.NewTimer(c.cfg.FreshnessTimeout)
 	defer timer.Stop()
-	var tick <-chan time.Time
-	if poke != nil {
-		t := time.NewTicker(c.cfg.FreshnessTimeout / 10)
-		defer t.Stop()
-		tick = t.C
-	}
+	ticker := time.NewTicker(c.cfg.FreshnessTimeout / 10)
+	defer ticker.Stop()
+	c.requestProgress()
 	for {
 		c.mu.RLock()
 		ok, advanced := c.ready && c.rv >= rv, c.advanced
@@ -596,8 +597,8 @@ func (c *Cacher) waitFor(ctx context.Context, rv uint64, poke func()) error {
 		}
 		select {
 		case <-advanced:
-		case <-tick:
-			poke()
+		case <-ticker.C:
+			c.requestProgress()
 		case <-timer.C:
 			return errTimeout
 		case <-ctx.Done():

@@ -78,7 +78,7 @@ func (s *watcherSet) interested(ev *event, fn func(*cacheWatcher)) {
 		fn(w)
 	}
 	for field, byValue := range s.byValue {
-		cur, curOK := ev.cur.fields[field]
+		cur, curOK := ev.cur.fields.lookup(field)
 		if curOK {
 			for _, w := range byValue[cur] {
 				fn(w)
@@ -87,7 +87,7 @@ func (s *watcherSet) interested(ev *event, fn func(*cacheWatcher)) {
 		if ev.prev == nil {
 			continue
 		}
-		if prev, ok := ev.prev.fields[field]; ok && (!curOK || prev != cur) {
+		if prev, ok := ev.prev.fields.lookup(field); ok && (!curOK || prev != cur) {
 			for _, w := range byValue[prev] {
 				fn(w)
 			}

@@ -130,7 +130,8 @@ func (c *Cacher) newEntry(obj runtime.Object) (*entry, error) {
 		return nil, fmt.Errorf("resourceVersion of %s: %w", key, err)
 	}
 	e := &entry{key: key, rv: rv, obj: obj}
-	e.labels, e.fields, e.attrErr = c.cfg.GetAttrs(obj)
+	ls, fs, err := c.cfg.GetAttrs(obj)
+	e.labels, e.fields, e.attrErr = ls, newFieldValues(fs), err
 	return e, nil
 }
 

@@ -110,7 +110,7 @@ func TestAListOlderThanTheWindowGoesToEtcd(t *testing.T) {
 }
 
 func TestGetWithAResourceVersionIsServedFromTheCache(t *testing.T) {
-	e := newEnv(t, cacher.Config{FreshnessTimeout: time.Second})
+	e := newEnv(t, cacher.Config{FreshnessTimeout: 3 * time.Second})
 	created := e.create(t, configMap("ns", "a", nil, map[string]string{"v": "1"}))
 	// Reading at the create's revision first waits for the cache to have it.
 	for _, rv := range []string{rvString(rvOf(t, created)), "0"} {
@@ -257,5 +257,29 @@ func TestWatchersShareOneEncodingOfEachEvent(t *testing.T) {
 		if !bytes.Equal(out[i], out[0]) || !bytes.Contains(out[0], []byte(`"kind":"ConfigMap"`)) {
 			t.Fatalf("watcher %d got %s, watcher 0 %s", i, out[i], out[0])
 		}
+	}
+}
+
+// TestAResourceVersionOfAnotherResourceIsReachedByProgress: resourceVersions
+// are etcd revisions, shared by every resource; a read at least as new as
+// a revision written elsewhere is served once a progress notification
+// tells the cache it has seen everything up to it.
+func TestAResourceVersionOfAnotherResourceIsReachedByProgress(t *testing.T) {
+	e := newEnv(t, cacher.Config{})
+	e.create(t, configMap("ns", "a", nil, map[string]string{"v": "1"}))
+	e.list(t, storage.ListOptions{})
+	if _, err := e.client.Put(context.Background(), "/cachertest-unrelated/"+t.Name(), "x"); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := e.currentRV(t)
+
+	before := e.cacher.Stats().ListsFromCache
+	list := e.list(t, storage.ListOptions{ResourceVersion: rvString(elsewhere), ResourceVersionMatch: string(metav1.ResourceVersionMatchNotOlderThan)})
+	if listRV(t, list) < elsewhere || len(list.Items) != 1 || e.cacher.Stats().ListsFromCache != before+1 {
+		t.Fatalf("NotOlderThan %d: list at %s with %v (from the cache: %v)", elsewhere, list.ResourceVersion, names(list), e.cacher.Stats().ListsFromCache > before)
+	}
+	got := &corev1.ConfigMap{}
+	if err := e.cacher.Get(context.Background(), key("ns", "a"), storage.GetOptions{ResourceVersion: rvString(elsewhere)}, got); err != nil || got.Name != "a" {
+		t.Fatalf("Get at %d: %v %v", elsewhere, got.Name, err)
 	}
 }

@@ -22,7 +22,7 @@ type entry struct {
 	rv     uint64
 	obj    runtime.Object
 	labels labels.Set
-	fields fields.Set
+	fields fieldValues
 	// attrErr is set when the object's attributes could not be computed;
 	// such an object matches only the predicate that selects everything.
 	attrErr error
@@ -37,7 +37,59 @@ func (e *entry) matches(pred storage.SelectionPredicate) bool {
 	if e.attrErr != nil {
 		return false
 	}
-	return pred.MatchesAttrs(e.labels, e.fields)
+	if pred.Label != nil && !pred.Label.Matches(e.labels) {
+		return false
+	}
+	return pred.Field == nil || pred.Field.Matches(e.fields)
+}
+
+// fieldValues holds an object's selectable fields as name, value pairs
+// sorted by name: the few fields of an object take a fraction of the
+// memory of a map, and the cache keeps them for every object.
+type fieldValues []string
+
+var _ fields.Fields = fieldValues(nil)
+
+func newFieldValues(set fields.Set) fieldValues {
+	names := make([]string, 0, len(set))
+	for name := range set {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	fv := make(fieldValues, 0, 2*len(names))
+	for _, name := range names {
+		fv = append(fv, name, set[name])
+	}
+	return fv
+}
+
+// lookup returns the value of field name.
+func (fv fieldValues) lookup(name string) (string, bool) {
+	lo, hi := 0, len(fv)/2
+	for lo < hi {
+		mid := (lo + hi) / 2
+		switch n := fv[2*mid]; {
+		case n == name:
+			return fv[2*mid+1], true
+		case n < name:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return "", false
+}
+
+// Has implements fields.Fields.
+func (fv fieldValues) Has(name string) bool {
+	_, ok := fv.lookup(name)
+	return ok
+}
+
+// Get implements fields.Fields.
+func (fv fieldValues) Get(name string) string {
+	v, _ := fv.lookup(name)
+	return v
 }
 
 func sortEntries(es []*entry) {
@@ -73,7 +125,7 @@ func (s *state) put(e *entry) {
 		s.unindex(old)
 	}
 	for f, byValue := range s.indexes {
-		v, ok := e.fields[f]
+		v, ok := e.fields.lookup(f)
 		if !ok || e.attrErr != nil {
 			continue
 		}
@@ -95,7 +147,7 @@ func (s *state) remove(key string) {
 
 func (s *state) unindex(e *entry) {
 	for f, byValue := range s.indexes {
-		v, ok := e.fields[f]
+		v, ok := e.fields.lookup(f)
 		if !ok {
 			continue
 		}
