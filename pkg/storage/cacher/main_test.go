@@ -12,12 +12,10 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -25,6 +23,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
 	"github.com/kapi-dev/kapi/pkg/storage/storagebackend"
+	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
 )
 
 var codec = storagebackend.ProtobufCodec(corev1.SchemeGroupVersion)
@@ -86,55 +85,29 @@ func newEnv(t *testing.T, cfg cacher.Config, wrap ...func(storage.Interface) sto
 	return &env{cacher: c, backend: backend, client: shared.Client(), etcdPrefix: prefix + "/configmaps/"}
 }
 
-func configMap(ns, name string, lbls map[string]string, data map[string]string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls, UID: types.UID("uid-" + name)},
-		Data:       data,
-	}
-}
-
-func key(ns, name string) string { return "/configmaps/" + ns + "/" + name }
+var (
+	configMap = storagetest.ConfigMap
+	key       = storagetest.Key
+)
 
 func (e *env) create(t *testing.T, cm *corev1.ConfigMap) *corev1.ConfigMap {
 	t.Helper()
-	out := &corev1.ConfigMap{}
-	if err := e.cacher.Create(context.Background(), key(cm.Namespace, cm.Name), cm, out); err != nil {
-		t.Fatalf("Create %s/%s: %v", cm.Namespace, cm.Name, err)
-	}
-	return out
+	return storagetest.Create(t, e.cacher, cm)
 }
 
 func (e *env) update(t *testing.T, ns, name string, mutate func(*corev1.ConfigMap)) *corev1.ConfigMap {
 	t.Helper()
-	out := &corev1.ConfigMap{}
-	err := e.cacher.GuaranteedUpdate(context.Background(), key(ns, name), out, false, nil,
-		func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) {
-			cm := cur.(*corev1.ConfigMap).DeepCopy()
-			mutate(cm)
-			return cm, nil
-		})
-	if err != nil {
-		t.Fatalf("GuaranteedUpdate %s/%s: %v", ns, name, err)
-	}
-	return out
+	return storagetest.Update(t, e.cacher, ns, name, mutate)
 }
 
 func (e *env) delete(t *testing.T, ns, name string) *corev1.ConfigMap {
 	t.Helper()
-	out := &corev1.ConfigMap{}
-	if err := e.cacher.Delete(context.Background(), key(ns, name), out, nil, nil); err != nil {
-		t.Fatalf("Delete %s/%s: %v", ns, name, err)
-	}
-	return out
+	return storagetest.Delete(t, e.cacher, ns, name)
 }
 
 func (e *env) currentRV(t *testing.T) uint64 {
 	t.Helper()
-	rv, err := e.cacher.CurrentResourceVersion(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rv
+	return storagetest.CurrentRV(t, e.cacher)
 }
 
 // list lists every ConfigMap with opts, which is Recursive unless said.

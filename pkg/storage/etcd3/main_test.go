@@ -10,19 +10,18 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
+	"github.com/kapi-dev/kapi/pkg/storage/storagetest"
 )
 
 // codec is the storage codec kube-apiserver uses for core/v1: protobuf in
@@ -96,58 +95,29 @@ func newIsolatedEnv(t *testing.T) *env {
 	}
 }
 
-func configMap(ns, name string, lbls map[string]string, data map[string]string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls, UID: types.UID("uid-" + name)},
-		Data:       data,
-	}
-}
+var (
+	configMap = storagetest.ConfigMap
+	key       = storagetest.Key
+)
 
-func key(ns, name string) string { return "/configmaps/" + ns + "/" + name }
-
-// create stores a ConfigMap and returns it as stored.
 func (e *env) create(t *testing.T, cm *corev1.ConfigMap) *corev1.ConfigMap {
 	t.Helper()
-	out := &corev1.ConfigMap{}
-	if err := e.store.Create(context.Background(), key(cm.Namespace, cm.Name), cm, out); err != nil {
-		t.Fatalf("Create %s/%s: %v", cm.Namespace, cm.Name, err)
-	}
-	return out
+	return storagetest.Create(t, e.store, cm)
 }
 
-// update sets data key k to v with GuaranteedUpdate and returns the result.
 func (e *env) update(t *testing.T, ns, name string, mutate func(*corev1.ConfigMap)) *corev1.ConfigMap {
 	t.Helper()
-	out := &corev1.ConfigMap{}
-	err := e.store.GuaranteedUpdate(context.Background(), key(ns, name), out, false, nil,
-		func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) {
-			cm := cur.(*corev1.ConfigMap).DeepCopy()
-			mutate(cm)
-			return cm, nil
-		})
-	if err != nil {
-		t.Fatalf("GuaranteedUpdate %s/%s: %v", ns, name, err)
-	}
-	return out
+	return storagetest.Update(t, e.store, ns, name, mutate)
 }
 
 func (e *env) delete(t *testing.T, ns, name string) *corev1.ConfigMap {
 	t.Helper()
-	out := &corev1.ConfigMap{}
-	if err := e.store.Delete(context.Background(), key(ns, name), out, nil, nil); err != nil {
-		t.Fatalf("Delete %s/%s: %v", ns, name, err)
-	}
-	return out
+	return storagetest.Delete(t, e.store, ns, name)
 }
 
-// currentRV returns the revision of the etcd behind e.
 func (e *env) currentRV(t *testing.T) uint64 {
 	t.Helper()
-	rv, err := e.store.CurrentResourceVersion(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rv
+	return storagetest.CurrentRV(t, e.store)
 }
 
 func rvOf(t *testing.T, obj interface{ GetResourceVersion() string }) uint64 {
