@@ -99,7 +99,9 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -206,7 +208,6 @@ type watchStreamIsolator interface {
 type Cacher struct {
 	cfg     Config
 	storage storage.Interface
-	prefix  string // ResourcePrefix with a trailing "/"
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -227,8 +228,10 @@ type Cacher struct {
 	// watchers are the live watchers.
 	watchers watcherSet
 	nextID   int64
-	// stats counts what was served how, for tests and metrics.
-	stats Stats
+
+	// Counters of what was served how, for tests and metrics; atomic, so
+	// that counting a read takes no lock.
+	listsFromCache, listsDelegated, watchesDelegated, watchersTerminated, relists atomic.Int64
 }
 
 // Stats counts the reads a Cacher served and passed on.
@@ -274,7 +277,7 @@ func New(cfg Config) (*Cacher, error) {
 	if cfg.RetryInterval <= 0 {
 		cfg.RetryInterval = DefaultRetryInterval
 	}
-	prefix := "/" + trimSlashes(cfg.ResourcePrefix)
+	prefix := "/" + strings.Trim(cfg.ResourcePrefix, "/")
 	cfg.ResourcePrefix = prefix
 	if cfg.KeyFunc == nil {
 		cfg.KeyFunc = defaultKeyFunc(prefix)
@@ -292,7 +295,6 @@ func New(cfg Config) (*Cacher, error) {
 	c := &Cacher{
 		cfg:      cfg,
 		storage:  cfg.Storage,
-		prefix:   prefix + "/",
 		ctx:      ctx,
 		cancel:   cancel,
 		done:     make(chan struct{}),
@@ -323,19 +325,13 @@ func (c *Cacher) Stop() {
 
 // Stats returns what the cache has served so far.
 func (c *Cacher) Stats() Stats {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.stats
-}
-
-func trimSlashes(s string) string {
-	for len(s) > 0 && s[0] == '/' {
-		s = s[1:]
+	return Stats{
+		ListsFromCache:     c.listsFromCache.Load(),
+		ListsDelegated:     c.listsDelegated.Load(),
+		WatchesDelegated:   c.watchesDelegated.Load(),
+		WatchersTerminated: c.watchersTerminated.Load(),
+		Relists:            c.relists.Load(),
 	}
-	for len(s) > 0 && s[len(s)-1] == '/' {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 func defaultKeyFunc(prefix string) func(runtime.Object) (string, error) {
@@ -507,18 +503,12 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	if plan.fromCache {
 		served, err := c.listFromCache(key, opts, plan, listObj)
 		if served || err != nil {
-			c.count(func(s *Stats) { s.ListsFromCache++ })
+			c.listsFromCache.Add(1)
 			return err
 		}
 	}
-	c.count(func(s *Stats) { s.ListsDelegated++ })
+	c.listsDelegated.Add(1)
 	return c.storage.GetList(ctx, key, opts, listObj)
-}
-
-func (c *Cacher) count(f func(*Stats)) {
-	c.mu.Lock()
-	f(&c.stats)
-	c.mu.Unlock()
 }
 
 // waitConsistent waits until the cache has caught up with the storage's
@@ -854,7 +844,7 @@ func (c *Cacher) register(ctx context.Context, key string, opts storage.ListOpti
 			// Older than the window (after a restart, every revision
 			// before the cache's first list is): etcd may still have
 			// the history, and says 410 if it was compacted.
-			c.stats.WatchesDelegated++
+			c.watchesDelegated.Add(1)
 			return nil, errDelegate
 		}
 		w.replay = events

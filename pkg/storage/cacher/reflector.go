@@ -103,7 +103,7 @@ func (c *Cacher) list() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ready {
-		c.stats.Relists++
+		c.relists.Add(1)
 	}
 	// The events between what watchers have seen and this list are lost
 	// to them.
@@ -239,7 +239,7 @@ func (c *Cacher) apply(we watch.Event) error {
 		case w.input <- ev:
 		default:
 			// The watcher is WatcherBufferSize events behind.
-			c.stats.WatchersTerminated++
+			c.watchersTerminated.Add(1)
 			c.terminateLocked(w, nil)
 		}
 	})

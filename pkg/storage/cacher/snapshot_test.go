@@ -68,7 +68,8 @@ func TestExactListIsReadFromTheWindowEvenAfterCompaction(t *testing.T) {
 }
 
 func TestPagesOfAListAreReadAtTheRevisionOfTheFirst(t *testing.T) {
-	e := newEnv(t, cacher.Config{})
+	counting := &countingStorage{}
+	e := newEnv(t, cacher.Config{}, func(s storage.Interface) storage.Interface { counting.Interface = s; return counting })
 	for _, name := range []string{"a", "b", "c"} {
 		e.create(t, configMap("ns", name, nil, map[string]string{"v": "1"}))
 	}
@@ -85,6 +86,7 @@ func TestPagesOfAListAreReadAtTheRevisionOfTheFirst(t *testing.T) {
 	e.create(t, configMap("ns", "bb", nil, map[string]string{"v": "1"}))
 	e.list(t, storage.ListOptions{})
 
+	before := counting.count()
 	second := e.list(t, storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 1, Continue: first.Continue}})
 	if got := values(second); !slices.Equal(got, []string{"b=1"}) || second.Continue == "" || second.ResourceVersion != first.ResourceVersion {
 		t.Fatalf("second page = %v at %s, continue %q; want [b=1] at %s and more", got, second.ResourceVersion, second.Continue, first.ResourceVersion)
@@ -92,6 +94,9 @@ func TestPagesOfAListAreReadAtTheRevisionOfTheFirst(t *testing.T) {
 	third := e.list(t, storage.ListOptions{Predicate: storage.SelectionPredicate{Limit: 1, Continue: second.Continue}})
 	if got := values(third); !slices.Equal(got, []string{"c=1"}) || third.Continue != "" {
 		t.Fatalf("third page = %v, continue %q; want [c=1] and the end", got, third.Continue)
+	}
+	if counting.count() != before {
+		t.Fatal("a continued page was read from etcd; want it served from the window")
 	}
 }
 
@@ -194,8 +199,12 @@ func TestTheWindowGrowsToKeepRecentEvents(t *testing.T) {
 	}
 	e.list(t, storage.ListOptions{})
 	// Ten events in a window that started with room for two: the window
-	// grew instead of dropping events seconds old.
+	// grew instead of dropping events seconds old, and serves the watch
+	// itself rather than pass it on to etcd.
 	expectEvents(t, e.watch(t, storage.ListOptions{ResourceVersion: rvString(from)}), want...)
+	if got := e.cacher.Stats().WatchesDelegated; got != 0 {
+		t.Fatalf("%d watches passed on to etcd, want 0", got)
+	}
 }
 
 // countingEncoder encodes objects as JSON and counts how often.
