@@ -13,6 +13,16 @@ fi
 echo "== go vet"
 go vet ./...
 
+# kapi is its own implementation of the API server: the server packages of
+# Kubernetes must not creep in, only the type packages DESIGN.md allows.
+echo "== forbidden imports"
+forbidden=$(go list -deps ./cmd/... ./pkg/... | grep -E \
+  '^(k8s\.io/(apiserver|kubernetes)|sigs\.k8s\.io/controller-runtime|k8s\.io/(apiextensions-apiserver|kube-aggregator)/.*)(/|$)' |
+  grep -vE '^k8s\.io/(apiextensions-apiserver|kube-aggregator)/pkg/apis/' || true)
+if [ -n "$forbidden" ]; then
+  echo "forbidden dependencies:"; echo "$forbidden"; exit 1
+fi
+
 echo "== go test -race (packages with concurrency)"
 go test -race -count=1 \
   ./pkg/storage/... \
