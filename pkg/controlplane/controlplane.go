@@ -50,6 +50,9 @@ type Config struct {
 	// ExtraAdmission runs after the plugins the control plane builds
 	// itself (NamespaceLifecycle).
 	ExtraAdmission admission.Interface
+	// SharedAdmission, if set, receives the admission chain, for the
+	// servers this one delegates to (custom resources).
+	SharedAdmission *admission.Deferred
 	// RuntimeConfig switches group versions off (--runtime-config).
 	RuntimeConfig RuntimeConfig
 	// OpenAPI receives the descriptions of the installed resources.
@@ -102,6 +105,9 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 	admit := admission.Chain{lifecycle.New(namespaces, metav1NamespaceDefault, metav1NamespaceSystem, metav1NamespacePublic)}
 	if cfg.ExtraAdmission != nil {
 		admit = append(admit, cfg.ExtraAdmission)
+	}
+	if cfg.SharedAdmission != nil {
+		cfg.SharedAdmission.Set(admit)
 	}
 
 	ipStorage, err := opts.StorageFactory.NewStorage(networkingv1.Resource("ipaddresses"), networkingv1.SchemeGroupVersion,

@@ -40,6 +40,23 @@ type APIGroupVersion struct {
 
 	MinRequestTimeout   time.Duration
 	MaxRequestBodyBytes int64
+
+	// Typer, Creater, Convertor and Defaulter replace the scheme for
+	// objects it does not know (custom resources). Nil means Scheme.
+	Typer     runtime.ObjectTyper
+	Creater   runtime.ObjectCreater
+	Convertor runtime.ObjectConvertor
+	Defaulter runtime.ObjectDefaulter
+	// VerbOrder, if set, is the order of the verbs in discovery; they are
+	// sorted otherwise.
+	VerbOrder []string
+}
+
+func (g *APIGroupVersion) typer() runtime.ObjectTyper {
+	if g.Typer != nil {
+		return g.Typer
+	}
+	return g.Scheme
 }
 
 // verbHandlers are the handlers of one resource or subresource path.
@@ -101,7 +118,7 @@ func (g *APIGroupVersion) openAPIResources(entries []metav1.APIResource) []opena
 			continue
 		}
 		r := openapi.Resource{GVK: kind, Resource: e.Name, Namespaced: e.Namespaced, Verbs: e.Verbs}
-		if list := kind.GroupVersion().WithKind(kind.Kind + "List"); g.Scheme.Recognizes(list) {
+		if list := kind.GroupVersion().WithKind(kind.Kind + "List"); g.typer().Recognizes(list) {
 			r.ListGVK = list
 		}
 		if d, ok := g.Storage[e.Name].(rest.DeletedObjectReturner); ok {
@@ -115,7 +132,7 @@ func (g *APIGroupVersion) openAPIResources(entries []metav1.APIResource) []opena
 
 func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*verbHandlers, metav1.APIResource, error) {
 	resource, subresource, _ := strings.Cut(path, "/")
-	hubGVKs, _, err := g.Scheme.ObjectKinds(storage.New())
+	hubGVKs, _, err := g.typer().ObjectKinds(storage.New())
 	if err != nil {
 		return nil, metav1.APIResource{}, err
 	}
@@ -138,10 +155,10 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 		Serializer:          g.Serializer,
 		StrictSerializer:    g.StrictSerializer,
 		ParameterCodec:      g.ParameterCodec,
-		Creater:             g.Scheme,
-		Convertor:           g.Scheme,
-		Defaulter:           g.Scheme,
-		Typer:               g.Scheme,
+		Creater:             orDefault[runtime.ObjectCreater](g.Creater, g.Scheme),
+		Convertor:           orDefault[runtime.ObjectConvertor](g.Convertor, g.Scheme),
+		Defaulter:           orDefault[runtime.ObjectDefaulter](g.Defaulter, g.Scheme),
+		Typer:               g.typer(),
 		Resource:            g.GroupVersion.WithResource(resource),
 		Kind:                kind,
 		HubGroupVersion:     hubGV,
@@ -175,8 +192,9 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 	if u, ok := storage.(rest.Updater); ok {
 		vh.byVerb["update"] = handlers.UpdateResource(u, scope)
 		if p, ok := storage.(rest.Patcher); ok {
-			_, typed := g.Scheme.New(kind)
-			vh.byVerb["patch"] = handlers.PatchResource(p, scope, typed == nil)
+			// Strategic merge needs the Go type's patch strategies.
+			_, unstructured := storage.New().(runtime.Unstructured)
+			vh.byVerb["patch"] = handlers.PatchResource(p, scope, !unstructured)
 		}
 	}
 	if d, ok := storage.(rest.GracefulDeleter); ok {
@@ -199,7 +217,7 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 	for verb := range vh.byVerb {
 		res.Verbs = append(res.Verbs, verb)
 	}
-	sort.Strings(res.Verbs)
+	sortVerbs(res.Verbs, g.VerbOrder)
 	if subresource == "" {
 		if p, ok := storage.(rest.SingularNameProvider); ok {
 			res.SingularName = p.GetSingularName()
@@ -214,10 +232,41 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 			res.Categories = p.Categories()
 		}
 		if isGetter || isLister {
-			res.StorageVersionHash = discovery.StorageVersionHash(hub)
+			storageKind := hub
+			if p, ok := storage.(rest.StorageKindProvider); ok {
+				storageKind = p.StorageKind()
+			}
+			res.StorageVersionHash = discovery.StorageVersionHash(storageKind)
 		}
 	}
 	return vh, res, nil
+}
+
+// orDefault is v unless it is nil.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// sortVerbs orders verbs by order, unknown ones last, or alphabetically
+// without an order.
+func sortVerbs(verbs, order []string) {
+	if len(order) == 0 {
+		sort.Strings(verbs)
+		return
+	}
+	rank := func(v string) int {
+		for i, o := range order {
+			if o == v {
+				return i
+			}
+		}
+		return len(order)
+	}
+	sort.SliceStable(verbs, func(i, j int) bool { return rank(verbs[i]) < rank(verbs[j]) })
 }
 
 // ServeHTTP serves a resource request of the group version.

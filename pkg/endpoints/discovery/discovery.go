@@ -91,6 +91,23 @@ func (r *Registry) HasGroup(group string) bool {
 	return false
 }
 
+// HasResource reports whether any served version of group has resource.
+func (r *Registry) HasResource(group, resource string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for gv, v := range r.byGV {
+		if gv.Group != group {
+			continue
+		}
+		for _, res := range v.Resources {
+			if res.Name == resource {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // documents are the discovery documents of one state of the registry,
 // built once per change and shared by every request until the next.
 type documents struct {

@@ -117,7 +117,11 @@ func (s *RequestScope) decodeWith(ctx context.Context, dec runtime.Decoder, body
 			gvk.Kind, gvk.Version, s.Kind.Kind, goTypeName(gvk), goTypeName(&s.Kind)))
 	}
 	s.Defaulter.Default(obj)
-	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	// Typed objects get their kind from their Go type when encoded. An
+	// unstructured one has no other record of its kind: it keeps it.
+	if _, unstructured := obj.(runtime.Unstructured); !unstructured {
+		obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	}
 	return obj, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -159,6 +160,7 @@ func (s *Store) markForDeletion(ctx context.Context, key, name string, existing 
 		}
 		obj := cur.DeepCopyObject()
 		m, _ := meta.Accessor(obj)
+		finalizers := s.finalizersAfterDelete(ctx, m, opts)
 		now := s.now()
 		if m.GetDeletionTimestamp() == nil {
 			ts := now
@@ -173,7 +175,7 @@ func (s *Store) markForDeletion(ctx context.Context, key, name string, existing 
 		} else if m.GetDeletionGracePeriodSeconds() == nil {
 			m.SetDeletionGracePeriodSeconds(&zero)
 		}
-		m.SetFinalizers(s.finalizersAfterDelete(ctx, m, opts))
+		m.SetFinalizers(finalizers)
 		if gs, ok := s.DeleteStrategy.(interface {
 			PrepareForDelete(ctx context.Context, obj runtime.Object)
 		}); ok {
@@ -218,6 +220,13 @@ func (s *Store) finalizersAfterDelete(ctx context.Context, m metav1.Object, opts
 		policy = &orphan
 	}
 	current := m.GetFinalizers()
+	if m.GetDeletionTimestamp() == nil {
+		for _, f := range s.FinalizersOnDelete {
+			if !slices.Contains(current, f) {
+				current = append(slices.Clip(current), f)
+			}
+		}
+	}
 	if policy == nil {
 		// Without a policy, a finalizer the object already has decides.
 		return current

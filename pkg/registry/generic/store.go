@@ -39,6 +39,10 @@ type Store struct {
 	// SingularQualifiedResource is the singular name, for discovery.
 	SingularQualifiedResource schema.GroupResource
 
+	// StorageVersionKind, if set, is the kind objects are stored as when
+	// the store serves another version (custom resources).
+	StorageVersionKind schema.GroupVersionKind
+
 	// KeyPrefix is the storage key of the resource below the storage
 	// prefix, e.g. "/configmaps" or "/services/specs".
 	KeyPrefix string
@@ -55,6 +59,11 @@ type Store struct {
 	CreateStrategy rest.CreateStrategy
 	UpdateStrategy rest.UpdateStrategy
 	DeleteStrategy rest.DeleteStrategy
+
+	// FinalizersOnDelete are added to an object when it is first deleted,
+	// for the server's own cleanup before it goes (the CRDs'
+	// customresourcecleanup finalizer).
+	FinalizersOnDelete []string
 
 	// ReturnDeletedObject makes a delete answer with the deleted object
 	// rather than a Success Status.
@@ -115,6 +124,18 @@ func (s *Store) ShortNames() []string { return s.ShortNamesList }
 func (s *Store) Categories() []string { return s.CategoriesList }
 
 func (s *Store) GetSingularName() string { return s.SingularQualifiedResource.Resource }
+
+// StorageKind is the kind objects are stored as.
+func (s *Store) StorageKind() schema.GroupVersionKind {
+	if !s.StorageVersionKind.Empty() {
+		return s.StorageVersionKind
+	}
+	gvks, _, err := schemeTyper.ObjectKinds(s.NewFunc())
+	if err != nil || len(gvks) == 0 {
+		return schema.GroupVersionKind{}
+	}
+	return gvks[0]
+}
 
 func (s *Store) now() metav1.Time {
 	if s.Now != nil {

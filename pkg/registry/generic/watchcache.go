@@ -2,6 +2,7 @@ package generic
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -81,7 +82,15 @@ func (w *WatchCaches) Decorate(s storage.Interface, res ResourceStorageConfig) (
 	w.mu.Lock()
 	w.cachers = append(w.cachers, c)
 	w.mu.Unlock()
-	return c, c.Stop, nil
+	// A cache destroyed before the server stops (that of a deleted CRD)
+	// is forgotten, so that CRD churn does not accumulate stopped caches.
+	destroy := func() {
+		w.mu.Lock()
+		w.cachers = slices.DeleteFunc(w.cachers, func(o *cacher.Cacher) bool { return o == c })
+		w.mu.Unlock()
+		c.Stop()
+	}
+	return c, destroy, nil
 }
 
 // Stop stops every cache made so far. The server calls it before it

@@ -130,3 +130,10 @@ type DeletedObjectReturner interface {
 type Deprecated interface {
 	DeprecationWarning() string
 }
+
+// StorageKindProvider is implemented by storage that serves a version
+// other than the one its objects are stored in (custom resources): the
+// storage version hash in discovery is that of the stored kind.
+type StorageKindProvider interface {
+	StorageKind() schema.GroupVersionKind
+}

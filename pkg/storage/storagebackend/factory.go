@@ -27,6 +27,12 @@ func (f *Factory) NewStorage(resource schema.GroupResource, hub schema.GroupVers
 	return etcd3.New(f.Client, ProtobufCodec(hub), newFunc, newListFunc, f.Prefix, resource), nil
 }
 
+// NewStorageWithCodec returns the storage of a resource whose values codec
+// encodes and decodes: the custom resources, stored as JSON.
+func (f *Factory) NewStorageWithCodec(resource schema.GroupResource, codec runtime.Codec, newFunc, newListFunc func() runtime.Object) storage.Interface {
+	return etcd3.New(f.Client, codec, newFunc, newListFunc, f.Prefix, resource)
+}
+
 // ProtobufCodec encodes objects as protobuf in version gv and decodes
 // them into gv.
 func ProtobufCodec(gv schema.GroupVersion) runtime.Codec {
