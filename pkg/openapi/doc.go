@@ -14,7 +14,18 @@
 // installer. Given the resources kube-apiserver 1.37.1 serves, most
 // documents are identical to its own to the byte (see reference_test.go).
 //
-// The server describes what it serves with Resource values and calls
-// Service.Update whenever that changes. Documents are built when first
-// asked for; the definitions of Go types are built once per process.
+// Custom resources have no Go type: a Resource of a CustomResourceDefinition
+// carries the definitions of its kind (see pkg/apiextensions/openapi), and
+// is described as kube-apiserver's CRD server describes it, which differs
+// from its installer of built-in resources (see custom.go).
+//
+// The servers describe what they serve with Resource values and call
+// Service.SetGroupVersion whenever a group version changes (or Update with
+// everything). Documents are built when first asked for; the definitions
+// of Go types are built once per process. Each group version is described
+// once per change: its v3 document is built again, and its part of the v2
+// document, which is put together from the cached encodings of the parts
+// of all group versions (see v2parts.go). With a thousand CRDs installed,
+// a CRD change costs what that CRD costs, plus the concatenation of the
+// v2 document for the clients that ask for it.
 package openapi

@@ -10,9 +10,7 @@ import (
 	"strings"
 	"time"
 
-	openapi_v2 "github.com/google/gnostic-models/openapiv2"
 	"github.com/munnerz/goautoneg"
-	"google.golang.org/protobuf/proto"
 	"k8s.io/kube-openapi/pkg/cached"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
@@ -40,38 +38,48 @@ type encoded struct {
 // until the document changes: the document is 2 MB of JSON and encoding it
 // takes longer than serving it.
 type v2Handler struct {
-	spec cached.LastSuccess[*spec.Swagger]
+	doc cached.LastSuccess[*v2Document]
 
+	spec             cached.Value[*spec.Swagger]
 	json, jsonGzip   cached.Value[encoded]
 	proto, protoGzip cached.Value[encoded]
 }
 
 func newV2Handler() *v2Handler {
 	h := &v2Handler{}
-	h.json = cached.Transform(func(s *spec.Swagger, _ string, err error) (encoded, string, error) {
+	h.spec = cached.Transform(func(d *v2Document, _ string, err error) (*spec.Swagger, string, error) {
+		if err != nil {
+			return nil, "", err
+		}
+		s, err := d.Swagger()
+		return s, "", err
+	}, &h.doc)
+	h.json = cached.Transform(func(d *v2Document, _ string, err error) (encoded, string, error) {
 		if err != nil {
 			return encoded{}, "", err
 		}
-		data, err := s.MarshalJSON()
+		data, err := d.JSON()
 		if err != nil {
 			return encoded{}, "", err
 		}
 		etag := fmt.Sprintf("%X", sha512.Sum512(data))
 		return encoded{data: data, etag: etag, lastModified: time.Now()}, etag, nil
-	}, &h.spec)
+	}, &h.doc)
+	// The protobuf form is made from the same parts, not by parsing the
+	// JSON one again; the JSON's tag serves both, Vary: Accept tells
+	// caches apart.
 	h.proto = cached.Transform(func(e encoded, etag string, err error) (encoded, string, error) {
 		if err != nil {
 			return encoded{}, "", err
 		}
-		doc, err := openapi_v2.ParseDocument(e.data)
+		d, _, err := h.doc.Get()
 		if err != nil {
 			return encoded{}, "", err
 		}
-		data, err := proto.Marshal(doc)
+		data, err := d.Protobuf()
 		if err != nil {
 			return encoded{}, "", err
 		}
-		// The JSON's tag serves both: Vary: Accept tells caches apart.
 		return encoded{data: data, etag: e.etag, lastModified: e.lastModified}, etag, nil
 	}, h.json)
 	h.jsonGzip = cached.Transform(gzipped, h.json)
@@ -94,13 +102,10 @@ func gzipped(e encoded, etag string, err error) (encoded, string, error) {
 	return encoded{data: b.Bytes(), etag: e.etag, lastModified: e.lastModified}, etag, nil
 }
 
-// update replaces the document; build is called when it is first needed.
-// version identifies the document: a new one is encoded again.
-func (h *v2Handler) update(version string, build func() (*spec.Swagger, error)) {
-	h.spec.Store(cached.Once(cached.Func(func() (*spec.Swagger, string, error) {
-		s, err := build()
-		return s, version, err
-	})))
+// update replaces the document. version identifies it: a new one is
+// encoded again.
+func (h *v2Handler) update(version string, doc *v2Document) {
+	h.doc.Store(cached.Static(doc, version))
 }
 
 func (h *v2Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -29,7 +29,7 @@ type operation struct {
 	gvk    *schema.GroupVersionKind
 
 	params       []parameter
-	body         reflect.Type // the request body; nil for none
+	body         model // the request body; zero for none
 	bodyRequired bool
 	consumes     []string
 	produces     []string
@@ -49,8 +49,8 @@ type parameter struct {
 type response struct {
 	code        int
 	description string
-	// body is the type of the response; nil for a string.
-	body reflect.Type
+	// body is the model of the response; zero for a string.
+	body model
 }
 
 // The media types of kube-apiserver's serializers, in its order.
@@ -62,21 +62,27 @@ var (
 	anyMediaType     = []string{"*/*"}
 )
 
-// The types of the requests and responses that are not a resource's own.
+// The options types whose fields are query parameters.
 var (
+	getOptionsType    = reflect.TypeFor[metav1.GetOptions]()
 	listOptionsType   = reflect.TypeFor[metav1.ListOptions]()
 	createOptionsType = reflect.TypeFor[metav1.CreateOptions]()
 	updateOptionsType = reflect.TypeFor[metav1.UpdateOptions]()
 	patchOptionsType  = reflect.TypeFor[metav1.PatchOptions]()
 	deleteOptionsType = reflect.TypeFor[metav1.DeleteOptions]()
-	statusType        = reflect.TypeFor[metav1.Status]()
-	watchEventType    = reflect.TypeFor[metav1.WatchEvent]()
-	patchType         = reflect.TypeFor[metav1.Patch]()
-	apiResourceList   = reflect.TypeFor[metav1.APIResourceList]()
-	apiVersionsType   = reflect.TypeFor[metav1.APIVersions]()
-	apiGroupListType  = reflect.TypeFor[metav1.APIGroupList]()
-	apiGroupType      = reflect.TypeFor[metav1.APIGroup]()
-	versionInfoType   = reflect.TypeFor[version.Info]()
+)
+
+// The models of the requests and responses that are not a resource's own.
+var (
+	deleteOptionsModel = goModel(deleteOptionsType)
+	statusModel        = goModel(reflect.TypeFor[metav1.Status]())
+	watchEventModel    = goModel(reflect.TypeFor[metav1.WatchEvent]())
+	patchModel         = goModel(reflect.TypeFor[metav1.Patch]())
+	apiResourceList    = goModel(reflect.TypeFor[metav1.APIResourceList]())
+	apiVersionsModel   = goModel(reflect.TypeFor[metav1.APIVersions]())
+	apiGroupListModel  = goModel(reflect.TypeFor[metav1.APIGroupList]())
+	apiGroupModel      = goModel(reflect.TypeFor[metav1.APIGroup]())
+	versionInfoModel   = goModel(reflect.TypeFor[version.Info]())
 )
 
 // What many operations have in common.
@@ -165,9 +171,24 @@ func article(kind string) string {
 }
 
 // groupVersionOperations returns the operations of one group version: its
-// resource list and every operation on its resources.
+// resource list and every operation on its resources. A group version of
+// custom resources has no resource list: kube-apiserver describes only
+// the resources of CustomResourceDefinitions.
 func groupVersionOperations(gv schema.GroupVersion, resources []Resource, types typeResolver) ([]operation, error) {
 	n := namingFor(gv)
+	if custom, err := customResources(resources); err != nil {
+		return nil, err
+	} else if custom {
+		var ops []operation
+		for i := range resources {
+			rops, err := customResourceOperations(n, &resources[i], types)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, rops...)
+		}
+		return ops, nil
+	}
 	ops := []operation{{
 		method:      "GET",
 		path:        n.prefix + "/",
@@ -188,21 +209,38 @@ func groupVersionOperations(gv schema.GroupVersion, resources []Resource, types 
 	return ops, nil
 }
 
+// customResources tells whether resources, all of one group version, are
+// custom resources. They must all be, or none.
+func customResources(resources []Resource) (bool, error) {
+	custom := 0
+	for i := range resources {
+		if resources[i].Schema != nil {
+			custom++
+		}
+	}
+	if custom > 0 && custom < len(resources) {
+		return false, fmt.Errorf("a group version serves custom resources and resources with Go types")
+	}
+	return custom > 0, nil
+}
+
 // resourceOperations returns the operations on a resource and its
 // subresources, as kube-apiserver's installer registers them.
 func resourceOperations(n gvNaming, r *Resource, types typeResolver) ([]operation, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	obj, err := types(r.GVK)
+	objType, err := types(r.GVK)
 	if err != nil {
 		return nil, err
 	}
-	var list reflect.Type
+	obj, list := goModel(objType), model{}
 	if r.has("list") {
-		if list, err = types(r.ListGVK); err != nil {
+		listType, err := types(r.ListGVK)
+		if err != nil {
 			return nil, err
 		}
+		list = goModel(listType)
 	}
 
 	kind := r.GVK.Kind
@@ -219,9 +257,9 @@ func resourceOperations(n gvNaming, r *Resource, types typeResolver) ([]operatio
 	nameParam := parameter{name: "name", in: "path", typ: "string", required: true, description: "name of the " + kind}
 	itemParams := append(append([]parameter(nil), scopeParams...), nameParam)
 	op := func(o operation) operation { return n.resourceOperation(o, r.GVK) }
-	ok := func(t reflect.Type) response { return response{code: 200, description: "OK", body: t} }
-	created := func(t reflect.Type) response { return response{code: 201, description: "Created", body: t} }
-	accepted := func(t reflect.Type) response { return response{code: 202, description: "Accepted", body: t} }
+	ok := func(m model) response { return response{code: 200, description: "OK", body: m} }
+	created := func(m model) response { return response{code: 201, description: "Created", body: m} }
+	accepted := func(m model) response { return response{code: 202, description: "Accepted", body: m} }
 
 	var ops []operation
 	listDescription := "list objects of kind " + kind
@@ -247,14 +285,14 @@ func resourceOperations(n gvNaming, r *Resource, types typeResolver) ([]operatio
 			method: "GET", path: watchPath(collection), id: "watch" + n.id + scope + kind + "List",
 			description: "watch individual changes to a list of " + kind + deprecated,
 			action:      "watchlist", params: withParams(scopeParams, prettyParam, queryParams(listOptionsType)),
-			produces: allMediaTypes, responses: []response{ok(watchEventType)},
+			produces: allMediaTypes, responses: []response{ok(watchEventModel)},
 		}))
 		if r.Namespaced {
 			ops = append(ops, op(operation{
 				method: "GET", path: n.prefix + "/watch/" + r.Resource, id: "watch" + n.id + kind + "ListForAllNamespaces",
 				description: "watch individual changes to a list of " + kind + deprecated,
 				action:      "watchlist", params: withParams(nil, prettyParam, queryParams(listOptionsType)),
-				produces: allMediaTypes, responses: []response{ok(watchEventType)},
+				produces: allMediaTypes, responses: []response{ok(watchEventModel)},
 			}))
 		}
 	}
@@ -270,7 +308,7 @@ func resourceOperations(n gvNaming, r *Resource, types typeResolver) ([]operatio
 			method: "DELETE", path: collection, id: "delete" + n.id + "Collection" + scope + kind, description: "delete collection of " + kind,
 			action: "deletecollection",
 			params: withParams(scopeParams, prettyParam, queryParams(deleteOptionsType), queryParams(listOptionsType, deleteCollectionIgnores...)),
-			body:   deleteOptionsType, produces: mediaTypes, responses: []response{ok(statusType)},
+			body:   deleteOptionsModel, produces: mediaTypes, responses: []response{ok(statusModel)},
 		}))
 	}
 	if r.has("get") {
@@ -290,18 +328,18 @@ func resourceOperations(n gvNaming, r *Resource, types typeResolver) ([]operatio
 		ops = append(ops, op(operation{
 			method: "PATCH", path: item, id: "patch" + n.id + scope + kind, description: "partially update the specified " + kind,
 			action: "patch", params: withParams(itemParams, prettyParam, queryParams(patchOptionsType)),
-			body: patchType, bodyRequired: true, consumes: patchMediaTypes, produces: mediaTypes, responses: []response{ok(obj), created(obj)},
+			body: patchModel, bodyRequired: true, consumes: patchMediaTypes, produces: mediaTypes, responses: []response{ok(obj), created(obj)},
 		}))
 	}
 	if r.has("delete") {
-		deleted := statusType
+		deleted := statusModel
 		if r.DeleteReturnsObject {
 			deleted = obj
 		}
 		ops = append(ops, op(operation{
 			method: "DELETE", path: item, id: "delete" + n.id + scope + kind, description: "delete" + article(kind) + kind,
 			action: "delete", params: withParams(itemParams, prettyParam, queryParams(deleteOptionsType)),
-			body: deleteOptionsType, produces: mediaTypes, responses: []response{ok(deleted), accepted(deleted)},
+			body: deleteOptionsModel, produces: mediaTypes, responses: []response{ok(deleted), accepted(deleted)},
 		}))
 	}
 	if r.has("watch") {
@@ -309,7 +347,7 @@ func resourceOperations(n gvNaming, r *Resource, types typeResolver) ([]operatio
 			method: "GET", path: watchPath(item), id: "watch" + n.id + scope + kind,
 			description: "watch changes to an object of kind " + kind + ". deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.",
 			action:      "watch", params: withParams(itemParams, prettyParam, queryParams(listOptionsType)),
-			produces: allMediaTypes, responses: []response{ok(watchEventType)},
+			produces: allMediaTypes, responses: []response{ok(watchEventModel)},
 		}))
 	}
 
@@ -325,10 +363,11 @@ func resourceOperations(n gvNaming, r *Resource, types typeResolver) ([]operatio
 }
 
 func subresourceOperations(n gvNaming, r *Resource, sub *Subresource, parentItem, scope string, scopeParams []parameter, types typeResolver) ([]operation, error) {
-	obj, err := types(sub.GVK)
+	objType, err := types(sub.GVK)
 	if err != nil {
 		return nil, err
 	}
+	obj := goModel(objType)
 	// Operations are named after the parent's kind; the name parameter and
 	// the extension after the subresource's.
 	kind := r.GVK.Kind
@@ -340,7 +379,7 @@ func subresourceOperations(n gvNaming, r *Resource, sub *Subresource, parentItem
 
 	if len(sub.ConnectMethods) > 0 {
 		// The subresource's kind is that of its options.
-		options := queryParams(obj)
+		options := queryParams(objType)
 		var ops []operation
 		for _, method := range sub.ConnectMethods {
 			o := operation{
@@ -392,7 +431,7 @@ func subresourceOperations(n gvNaming, r *Resource, sub *Subresource, parentItem
 		ops = append(ops, op(operation{
 			method: "PATCH", path: path, id: id("patch"), description: "partially update " + sub.Name + " of the specified " + kind,
 			action: "patch", params: withParams(itemParams, prettyParam, queryParams(patchOptionsType)),
-			body: patchType, bodyRequired: true, consumes: patchMediaTypes, produces: mediaTypes,
+			body: patchModel, bodyRequired: true, consumes: patchMediaTypes, produces: mediaTypes,
 			responses: []response{ok, {code: 201, description: "Created", body: obj}},
 		}))
 	}
@@ -408,8 +447,8 @@ func subresourceOperations(n gvNaming, r *Resource, sub *Subresource, parentItem
 		ops = append(ops, op(operation{
 			method: "DELETE", path: path, id: id("delete"), description: "delete " + sub.Name + " of" + article(kind) + kind,
 			action: "delete", params: withParams(itemParams, prettyParam, queryParams(deleteOptionsType)),
-			body: deleteOptionsType, produces: mediaTypes,
-			responses: []response{{code: 200, description: "OK", body: statusType}, {code: 202, description: "Accepted", body: statusType}},
+			body: deleteOptionsModel, produces: mediaTypes,
+			responses: []response{{code: 200, description: "OK", body: statusModel}, {code: 202, description: "Accepted", body: statusModel}},
 		}))
 	}
 	return ops, nil
@@ -524,7 +563,7 @@ func legacyRootOperation() operation {
 	return operation{
 		method: "GET", path: "/api/", id: "getCoreAPIVersions", tag: "core", description: "get available API versions",
 		consumes: mediaTypes, produces: mediaTypes,
-		responses: []response{{code: 200, description: "OK", body: apiVersionsType}, unauthorized},
+		responses: []response{{code: 200, description: "OK", body: apiVersionsModel}, unauthorized},
 	}
 }
 
@@ -532,7 +571,7 @@ func rootOperation() operation {
 	return operation{
 		method: "GET", path: "/apis/", id: "getAPIVersions", tag: "apis", description: "get available API versions",
 		consumes: mediaTypes, produces: mediaTypes,
-		responses: []response{{code: 200, description: "OK", body: apiGroupListType}, unauthorized},
+		responses: []response{{code: 200, description: "OK", body: apiGroupListModel}, unauthorized},
 	}
 }
 
@@ -541,7 +580,7 @@ func groupOperation(group string) operation {
 	return operation{
 		method: "GET", path: "/apis/" + group + "/", id: "get" + identifier(name, true) + "APIGroup", tag: identifier(name, false),
 		description: "get information of a group", consumes: mediaTypes, produces: mediaTypes,
-		responses: []response{{code: 200, description: "OK", body: apiGroupType}, unauthorized},
+		responses: []response{{code: 200, description: "OK", body: apiGroupModel}, unauthorized},
 	}
 }
 
@@ -549,7 +588,7 @@ func versionOperation() operation {
 	return operation{
 		method: "GET", path: "/version/", id: "getCodeVersion", tag: "version", description: "get the version information for this server",
 		consumes: []string{"application/json"}, produces: []string{"application/json"},
-		responses: []response{{code: 200, description: "OK", body: versionInfoType}, unauthorized},
+		responses: []response{{code: 200, description: "OK", body: versionInfoModel}, unauthorized},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
 // Resource is one REST resource of a group version, as the OpenAPI documents
@@ -29,6 +30,30 @@ type Resource struct {
 	DeleteReturnsObject bool
 	// Subresources are served below an object: /{name}/<subresource>.
 	Subresources []Subresource
+
+	// Schema, when set, makes this a custom resource: its kind has no Go
+	// type but this definition, and it is described as kube-apiserver
+	// describes the custom resources of a CustomResourceDefinition. The
+	// definitions of the kind and of its list kind are named after their
+	// GVKs (com.example.stable.v1.CronTab); the operations are those of
+	// kube-apiserver's CRD handler (no watch paths, JSON and YAML only);
+	// and the group version's v3 document is one of custom resources (no
+	// resource list, kube-apiserver's CRD title). All resources of a group
+	// version are custom resources, or none is.
+	Schema *KindSchema
+}
+
+// KindSchema is the definition of a kind that has no Go type, as a
+// CustomResourceDefinition publishes it (see pkg/apiextensions/openapi).
+// Its references to the kinds of the API (ObjectMeta) point into the
+// document's definitions: #/definitions/ in V2, #/components/schemas/ in
+// V3. The definition of the list kind ("<Kind>List") is built from it: its
+// items are of the kind and it shares the kind's selectable fields.
+type KindSchema struct {
+	// V3 is the definition in the /openapi/v3 documents.
+	V3 *spec.Schema
+	// V2 is the definition in the Swagger 2.0 document of /openapi/v2.
+	V2 *spec.Schema
 }
 
 // Subresource is a subresource of a Resource.
@@ -73,6 +98,12 @@ func (r *Resource) validate() error {
 		if sub.Name == "" || sub.GVK.Kind == "" {
 			return fmt.Errorf("resource %q: subresource %q has no name or kind", r.Resource, sub.Name)
 		}
+		if r.Schema != nil && len(sub.ConnectMethods) > 0 {
+			return fmt.Errorf("resource %q: custom resources have no connect subresource (%q)", r.Resource, sub.Name)
+		}
+	}
+	if r.Schema != nil && (r.Schema.V2 == nil || r.Schema.V3 == nil) {
+		return fmt.Errorf("resource %q: a custom resource needs both definitions of its kind", r.Resource)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,12 +46,19 @@ type Service struct {
 	info  Info
 	types typeResolver
 	kinds kindIndex
+	// v2Definitions are the encoded definitions of Go types in the v2
+	// document, the same in all.
+	v2Definitions *v2DefinitionCache
 
 	v2 *v2Handler
 	v3 *handler3.OpenAPIService
 
 	mu sync.Mutex
-	// v3Docs are the documents registered in v3, by path ("api/v1").
+	// groupVersions are the served group versions, with what their
+	// documents are built from.
+	groupVersions map[schema.GroupVersion]*v3Source
+	// v3Docs are the documents registered in v3, by path ("api/v1"): those
+	// of groupVersions, of discovery and of /version.
 	v3Docs     map[string]*v3Source
 	generation int
 }
@@ -63,13 +71,17 @@ func NewService(cfg Config) *Service {
 	if cfg.Info.Version == "" {
 		cfg.Info.Version = "unversioned"
 	}
+	kinds := newKindIndex(cfg.Scheme)
 	s := &Service{
-		info:   cfg.Info,
-		types:  schemeTypes(cfg.Scheme),
-		kinds:  newKindIndex(cfg.Scheme),
-		v2:     newV2Handler(),
-		v3:     handler3.NewOpenAPIService(),
-		v3Docs: map[string]*v3Source{},
+		info:          cfg.Info,
+		v2Definitions: newV2DefinitionCache(kinds),
+		types:         schemeTypes(cfg.Scheme),
+		kinds:         kinds,
+		v2:            newV2Handler(),
+		v3:            handler3.NewOpenAPIService(),
+		v3Docs:        map[string]*v3Source{},
+
+		groupVersions: map[schema.GroupVersion]*v3Source{},
 	}
 	if err := s.Update(nil); err != nil {
 		panic(err) // Update fails on resources only.
@@ -92,12 +104,12 @@ func schemeTypes(s *runtime.Scheme) typeResolver {
 	}
 }
 
-// Update replaces the served resources. The resource of each is served in
-// the group version of its GVK. It fails, leaving the documents as they
+// Update replaces all the served resources. The resource of each is served
+// in the group version of its GVK. It fails, leaving the documents as they
 // were, if a resource cannot be described; the documents themselves are
-// built when first asked for. The v3 documents of group versions whose
-// resources did not change are kept, with their encodings and hashes, so
-// that clients keep their caches.
+// built when first asked for. Group versions whose resources did not
+// change are not described again, and keep their v3 documents, with their
+// encodings and hashes, so that clients keep their caches.
 func (s *Service) Update(resources []Resource) error {
 	byGV := map[schema.GroupVersion][]Resource{}
 	for _, r := range resources {
@@ -105,71 +117,157 @@ func (s *Service) Update(resources []Resource) error {
 		byGV[gv] = append(byGV[gv], r)
 	}
 
-	// The v3 documents by path, and all operations for v2.
-	docs := map[string]*v3Source{"version": {ops: []operation{versionOperation()}}}
-	all := []operation{versionOperation()}
-	groups := map[string]bool{}
-	for gv, rs := range byGV {
-		ops, err := groupVersionOperations(gv, rs, s.types)
-		if err != nil {
-			return fmt.Errorf("describing %v: %w", gv, err)
-		}
-		path := strings.TrimPrefix(namingFor(gv).prefix, "/")
-		docs[path] = &v3Source{ops: ops, gv: &gv, resources: rs}
-		all = append(all, ops...)
-		groups[gv.Group] = true
-	}
-	for group := range groups {
-		if group == "" {
-			docs["api"] = &v3Source{ops: []operation{legacyRootOperation()}}
-			all = append(all, legacyRootOperation())
-			continue
-		}
-		op := groupOperation(group)
-		docs["apis/"+group] = &v3Source{ops: []operation{op}}
-		all = append(all, op)
-	}
-	if len(groups) > 1 || (len(groups) == 1 && !groups[""]) {
-		docs["apis"] = &v3Source{ops: []operation{rootOperation()}}
-		all = append(all, rootOperation())
-	}
-
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.generation++
-	version := strconv.Itoa(s.generation)
-	s.v2.update(version, func() (*spec.Swagger, error) { return buildV2(s.info, all, s.kinds) })
-	for path, doc := range docs {
-		if old, ok := s.v3Docs[path]; ok && reflect.DeepEqual(old.resources, doc.resources) {
-			continue
+	changes := map[schema.GroupVersion]*v3Source{}
+	for gv, rs := range byGV {
+		src, changed, err := s.describeLocked(gv, rs)
+		if err != nil {
+			return err
 		}
-		doc.document = cached.Once(cached.Func(func() (*spec3.OpenAPI, string, error) {
-			built, err := buildV3(s.info, doc.ops, s.kinds, doc.gv)
-			return built, version, err
-		}))
-		s.v3.UpdateGroupVersionLazy(path, doc.document)
-		s.v3Docs[path] = doc
+		if changed {
+			changes[gv] = src
+		}
 	}
-	for path := range s.v3Docs {
-		if _, ok := docs[path]; !ok {
-			s.v3.DeleteGroupVersion(path)
-			delete(s.v3Docs, path)
+	for gv := range s.groupVersions {
+		if _, ok := byGV[gv]; !ok {
+			changes[gv] = nil
 		}
+	}
+	if len(changes) > 0 || s.generation == 0 {
+		s.applyLocked(changes)
 	}
 	return nil
 }
 
+// SetGroupVersion replaces the resources of one group version, served at
+// its path whatever the group versions of their kinds; no resources
+// removes it. This is what the servers call when what they serve changes
+// (a CustomResourceDefinition is added, changed or removed): only the
+// group version that changed is described again, and only its v3
+// document and the v2 document will be built again, when asked for. It
+// fails, leaving the documents as they were, if a resource cannot be
+// described.
+func (s *Service) SetGroupVersion(gv schema.GroupVersion, resources []Resource) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(resources) == 0 {
+		if _, ok := s.groupVersions[gv]; ok {
+			s.applyLocked(map[schema.GroupVersion]*v3Source{gv: nil})
+		}
+		return nil
+	}
+	src, changed, err := s.describeLocked(gv, resources)
+	if err != nil || !changed {
+		return err
+	}
+	s.applyLocked(map[schema.GroupVersion]*v3Source{gv: src})
+	return nil
+}
+
+// describeLocked describes the resources of a group version, unless they
+// are those it serves already (changed is then false).
+func (s *Service) describeLocked(gv schema.GroupVersion, resources []Resource) (src *v3Source, changed bool, err error) {
+	if old, ok := s.groupVersions[gv]; ok && reflect.DeepEqual(old.resources, resources) {
+		return old, false, nil
+	}
+	ops, err := groupVersionOperations(gv, resources, s.types)
+	if err != nil {
+		return nil, false, fmt.Errorf("describing %v: %w", gv, err)
+	}
+	custom, _ := customResources(resources) // checked by groupVersionOperations
+	return &v3Source{ops: ops, flavour: v3Flavour{gv: &gv, customResources: custom}, resources: slices.Clone(resources)}, true, nil
+}
+
+// applyLocked serves the group versions that changed (nil for those no
+// longer served): their v3 documents, the discovery documents that follow
+// from the set of group versions, and a new v2 document.
+func (s *Service) applyLocked(changes map[schema.GroupVersion]*v3Source) {
+	s.generation++
+	version := strconv.Itoa(s.generation)
+	for gv, src := range changes {
+		path := v3Path(gv)
+		if src == nil {
+			delete(s.groupVersions, gv)
+			s.removeV3Locked(path)
+			continue
+		}
+		s.groupVersions[gv] = src
+		s.publishV3Locked(path, src, version)
+	}
+
+	// Discovery of the built-in groups: kube-apiserver describes none for
+	// the groups of custom resources.
+	discovery := map[string]operation{"version": versionOperation()}
+	for gv, src := range s.groupVersions {
+		switch {
+		case src.flavour.customResources:
+		case gv.Group == "":
+			discovery["api"] = legacyRootOperation()
+		default:
+			discovery["apis"] = rootOperation()
+			discovery["apis/"+gv.Group] = groupOperation(gv.Group)
+		}
+	}
+	for path, op := range discovery {
+		if _, ok := s.v3Docs[path]; !ok {
+			s.publishV3Locked(path, &v3Source{ops: []operation{op}}, version)
+		}
+	}
+	for path, src := range s.v3Docs {
+		if _, ok := discovery[path]; !ok && src.flavour.gv == nil {
+			s.removeV3Locked(path)
+		}
+	}
+
+	// The v2 document has everything: it is assembled when asked for,
+	// from the operations of this generation.
+	sources := make([]*v3Source, 0, len(s.v3Docs))
+	for _, src := range s.v3Docs {
+		sources = append(sources, src)
+	}
+	s.v2.update(version, &v2Document{info: s.info, sources: sources, defs: s.v2Definitions})
+}
+
+func (s *Service) publishV3Locked(path string, src *v3Source, version string) {
+	src.document = cached.Once(cached.Func(func() (*spec3.OpenAPI, string, error) {
+		built, err := buildV3(s.info, src.ops, s.kinds, src.flavour)
+		return built, version, err
+	}))
+	s.v3.UpdateGroupVersionLazy(path, src.document)
+	s.v3Docs[path] = src
+}
+
+func (s *Service) removeV3Locked(path string) {
+	s.v3.DeleteGroupVersion(path)
+	delete(s.v3Docs, path)
+}
+
+// v3Path is the path of the v3 document of a group version: api/v1,
+// apis/apps/v1.
+func v3Path(gv schema.GroupVersion) string {
+	return strings.TrimPrefix(namingFor(gv).prefix, "/")
+}
+
 // v3Source is what a v3 document is built from.
 type v3Source struct {
-	ops []operation
-	// gv is the group version of the document, nil for the others
-	// (/version and discovery).
-	gv *schema.GroupVersion
-	// resources are those the operations describe: the document changes
-	// when they do, and only then.
+	ops     []operation
+	flavour v3Flavour
+	// resources are those the operations describe, for the documents of
+	// group versions: the document changes when they do, and only then.
 	resources []Resource
 	// document is built on first use.
 	document cached.Value[*spec3.OpenAPI]
+
+	// v2 is the source's part of the v2 document, built on first use.
+	v2Once sync.Once
+	v2     *v2Part
+	v2Err  error
+}
+
+func (src *v3Source) v2Part() (*v2Part, error) {
+	src.v2Once.Do(func() { src.v2, src.v2Err = newV2Part(src.ops) })
+	return src.v2, src.v2Err
 }
 
 // ServeHTTP serves /openapi/v2, /openapi/v3 and /openapi/v3/<path>.
@@ -209,7 +307,7 @@ func (s *Service) OpenAPIV2() (*spec.Swagger, error) {
 // when it is not served. It is shared: do not modify it.
 func (s *Service) OpenAPIV3(gv schema.GroupVersion) (*spec3.OpenAPI, error) {
 	s.mu.Lock()
-	src, ok := s.v3Docs[strings.TrimPrefix(namingFor(gv).prefix, "/")]
+	src, ok := s.v3Docs[v3Path(gv)]
 	s.mu.Unlock()
 	if !ok {
 		return nil, nil

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
 var (
@@ -268,12 +270,28 @@ func TestConcurrentRequestsAndUpdates(t *testing.T) {
 			}
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for range 5 {
+			if w := get(t, s, "/openapi/v2", "Accept", mediaTypeProtobuf); w.Code != http.StatusOK {
+				t.Errorf("GET /openapi/v2 in protobuf: %d", w.Code)
+			}
+		}
+	}()
 	for i := range 5 {
 		resources := []Resource{pods}
 		if i%2 == 0 {
 			resources = append(resources, deployments)
 		}
 		if err := s.Update(resources); err != nil {
+			t.Error(err)
+		}
+		crd := []Resource{cronTabs()}
+		if i%2 == 1 {
+			crd = nil
+		}
+		if err := s.SetGroupVersion(stableV1, crd); err != nil {
 			t.Error(err)
 		}
 	}
@@ -294,5 +312,81 @@ func TestInProcessDocuments(t *testing.T) {
 	v2, err := s.OpenAPIV2()
 	if err != nil || v2.Definitions["io.k8s.api.core.v1.Pod"].Description == "" {
 		t.Errorf("v2: %v", err)
+	}
+}
+
+// Setting the resources of one group version describes that group version
+// only, and only its v3 document gets a new hash: with a thousand CRDs,
+// changing one costs what one costs.
+func TestSetGroupVersionIsIncremental(t *testing.T) {
+	s := newService(t, pods, deployments, cronTabs())
+	described := map[schema.GroupVersionKind]int{}
+	resolve := s.types
+	s.types = func(gvk schema.GroupVersionKind) (reflect.Type, error) {
+		described[gvk]++
+		return resolve(gvk)
+	}
+	before, v2Before := v3URLs(t, s), get(t, s, "/openapi/v2").Header().Get("Etag")
+
+	changed := cronTabs()
+	changed.Schema = &KindSchema{
+		V3: &spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"object"}, Description: "changed"}},
+		V2: &spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"object"}, Description: "changed"}},
+	}
+	if err := s.SetGroupVersion(stableV1, []Resource{changed}); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[schema.GroupVersionKind]int{scaleKind: 1}; !reflect.DeepEqual(described, want) {
+		t.Errorf("described %v, want the Scale of crontabs/scale only", described)
+	}
+	after := v3URLs(t, s)
+	for path, url := range before {
+		if changed := after[path] != url; changed != (path == "apis/stable.example.com/v1") {
+			t.Errorf("%s: changed %v", path, changed)
+		}
+	}
+	if get(t, s, "/openapi/v2").Header().Get("Etag") == v2Before {
+		t.Error("the v2 document did not change")
+	}
+	if got := v3Document(t, s, "apis/stable.example.com/v1")["components"].(map[string]any)["schemas"].(map[string]any)["com.example.stable.v1.CronTab"].(map[string]any)["description"]; got != "changed" {
+		t.Errorf("the new definition is not served: %v", got)
+	}
+
+	// The same resources again change nothing.
+	clear(described)
+	v2Etag := get(t, s, "/openapi/v2").Header().Get("Etag")
+	if err := s.SetGroupVersion(stableV1, []Resource{changed}); err != nil {
+		t.Fatal(err)
+	}
+	if len(described) > 0 || get(t, s, "/openapi/v2").Header().Get("Etag") != v2Etag {
+		t.Errorf("setting the same resources described %v, or changed the v2 document", described)
+	}
+
+	// No resources remove the group version, and the discovery documents
+	// that go with it.
+	if err := s.SetGroupVersion(schema.GroupVersion{Group: "apps", Version: "v1"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v3Paths(t, s), []string{"api", "api/v1", "apis/stable.example.com/v1", "version"}; !equal(got, want) {
+		t.Errorf("index: %v, want %v", got, want)
+	}
+}
+
+// Setting group versions one by one serves what one Update serves.
+func TestSetGroupVersionAgreesWithUpdate(t *testing.T) {
+	all := newService(t, pods, deployments, cronTabs())
+	one := newService(t)
+	for gv, rs := range map[schema.GroupVersion][]Resource{
+		{Version: "v1"}: {pods}, {Group: "apps", Version: "v1"}: {deployments}, stableV1: {cronTabs()},
+	} {
+		if err := one.SetGroupVersion(gv, rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a, b := v3URLs(t, all), v3URLs(t, one); !reflect.DeepEqual(a, b) {
+		t.Errorf("v3 index: %v and %v", a, b)
+	}
+	if a, b := get(t, all, "/openapi/v2").Header().Get("Etag"), get(t, one, "/openapi/v2").Header().Get("Etag"); a != b {
+		t.Error("the v2 documents differ")
 	}
 }

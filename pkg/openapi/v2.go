@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"hash/fnv"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,54 +15,10 @@ import (
 // bearerToken is the security scheme kube-apiserver declares.
 const bearerToken = "BearerToken"
 
-// buildV2 assembles the Swagger 2.0 document of a set of operations.
+// buildV2 builds the Swagger 2.0 document of a set of operations.
 func buildV2(info Info, ops []operation, kinds kindIndex) (*spec.Swagger, error) {
-	shared, err := newSharedParams(ops)
-	if err != nil {
-		return nil, err
-	}
-	paths := map[string]spec.PathItem{}
-	var bodies []reflect.Type
-	for path, pathOps := range byPath(ops) {
-		common := commonParams(pathOps)
-		item := spec.PathItem{}
-		for _, p := range common {
-			item.Parameters = append(item.Parameters, shared.param(p))
-		}
-		for _, o := range pathOps {
-			if o.body != nil {
-				bodies = append(bodies, o.body)
-			}
-			for _, r := range o.responses {
-				if r.body != nil {
-					bodies = append(bodies, r.body)
-				}
-			}
-			setOperation(&item, o.method, v2Operation(o, common, shared))
-		}
-		paths[path] = item
-	}
-
-	defs, err := v2Definitions.closure(bodies)
-	if err != nil {
-		return nil, err
-	}
-	definitions := spec.Definitions{}
-	for name, d := range defs {
-		definitions[name] = withKinds(d, kinds[d.typ])
-	}
-
-	return &spec.Swagger{SwaggerProps: spec.SwaggerProps{
-		Swagger:     "2.0",
-		Info:        &spec.Info{InfoProps: spec.InfoProps{Title: info.Title, Version: info.Version}},
-		Paths:       &spec.Paths{Paths: paths},
-		Definitions: definitions,
-		Parameters:  shared.byName,
-		SecurityDefinitions: spec.SecurityDefinitions{bearerToken: &spec.SecurityScheme{SecuritySchemeProps: spec.SecuritySchemeProps{
-			Type: "apiKey", Name: "authorization", In: "header", Description: "Bearer Token authentication",
-		}}},
-		Security: []map[string][]string{{bearerToken: {}}},
-	}}, nil
+	doc := &v2Document{info: info, sources: []*v3Source{{ops: ops}}, defs: newV2DefinitionCache(kinds)}
+	return doc.Swagger()
 }
 
 func v2Param(p parameter) spec.Parameter {
@@ -73,13 +28,6 @@ func v2Param(p parameter) spec.Parameter {
 		// Every parameter is a single value.
 		CommonValidations: spec.CommonValidations{UniqueItems: true},
 	}
-}
-
-func v2Ref(t reflect.Type) *spec.Schema {
-	if t == nil {
-		return &spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"string"}}}
-	}
-	return &spec.Schema{SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef("#/definitions/" + definitionName(t))}}
 }
 
 func v2Operation(o operation, common []parameter, shared *sharedParams) *spec.Operation {
@@ -94,7 +42,7 @@ func v2Operation(o operation, common []parameter, shared *sharedParams) *spec.Op
 		Responses:   &spec.Responses{ResponsesProps: spec.ResponsesProps{StatusCodeResponses: map[int]spec.Response{}}},
 	}}
 	params := ownParams(o, common)
-	if o.body != nil {
+	if !o.body.isZero() {
 		params = append(params, parameter{name: "body", in: "body", required: o.bodyRequired})
 		sortParams(params)
 	}
@@ -108,7 +56,7 @@ func v2Operation(o operation, common []parameter, shared *sharedParams) *spec.Op
 	for _, r := range o.responses {
 		resp := spec.Response{ResponseProps: spec.ResponseProps{Description: r.description}}
 		if r.code != unauthorized.code {
-			resp.Schema = v2Ref(r.body)
+			resp.Schema = r.body.ref(v2)
 		}
 		op.Responses.StatusCodeResponses[r.code] = resp
 	}
@@ -158,7 +106,7 @@ type sharedParams struct {
 }
 
 type bodyKey struct {
-	typ      reflect.Type
+	body     model
 	required bool
 }
 
@@ -172,8 +120,8 @@ func shareable(p parameter) bool {
 	return true
 }
 
-func shareableBody(t reflect.Type) bool {
-	return strings.HasPrefix(definitionName(t), "io.k8s.apimachinery")
+func shareableBody(m model) bool {
+	return strings.HasPrefix(m.name(), "io.k8s.apimachinery")
 }
 
 func newSharedParams(ops []operation) (*sharedParams, error) {
@@ -209,7 +157,7 @@ func newSharedParams(ops []operation) (*sharedParams, error) {
 			names[p] = n
 		}
 		key := bodyKey{o.body, o.bodyRequired}
-		if _, done := bodyNames[key]; o.body == nil || done || !shareableBody(o.body) {
+		if _, done := bodyNames[key]; o.body.isZero() || done || !shareableBody(o.body) {
 			continue
 		}
 		n, err := add(v2Body(o.body, o.bodyRequired))
@@ -254,15 +202,15 @@ func (s *sharedParams) param(p parameter) spec.Parameter {
 }
 
 // body is a body parameter, or a reference to it when shared.
-func (s *sharedParams) body(t reflect.Type, required bool) spec.Parameter {
-	if name, ok := s.bodies[bodyKey{t, required}]; ok {
+func (s *sharedParams) body(m model, required bool) spec.Parameter {
+	if name, ok := s.bodies[bodyKey{m, required}]; ok {
 		return refParam(name)
 	}
-	return v2Body(t, required)
+	return v2Body(m, required)
 }
 
-func v2Body(t reflect.Type, required bool) spec.Parameter {
-	return spec.Parameter{ParamProps: spec.ParamProps{Name: "body", In: "body", Required: required, Schema: v2Ref(t)}}
+func v2Body(m model, required bool) spec.Parameter {
+	return spec.Parameter{ParamProps: spec.ParamProps{Name: "body", In: "body", Required: required, Schema: m.ref(v2)}}
 }
 
 // contentHash is 8 URL-safe characters of the FNV-64 hash of s.

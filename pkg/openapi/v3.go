@@ -1,19 +1,32 @@
 package openapi
 
 import (
-	"reflect"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
-// buildV3 assembles the OpenAPI 3.0 document of a set of operations. gv,
-// when set, is the group version the document describes: kinds of other
-// group versions are left out of x-kubernetes-group-version-kind.
-func buildV3(info Info, ops []operation, kinds kindIndex, gv *schema.GroupVersion) (*spec3.OpenAPI, error) {
+// customResourcesInfo is the info of kube-apiserver's documents of custom
+// resources.
+var customResourcesInfo = Info{Title: "Kubernetes CRD Swagger", Version: "v0.1.0"}
+
+// v3Flavour says what sets the documents of /openapi/v3 apart.
+type v3Flavour struct {
+	// gv is the group version the document describes, if any: the kinds
+	// of other group versions are left out of the
+	// x-kubernetes-group-version-kind of the meta types.
+	gv *schema.GroupVersion
+	// customResources marks the document of a group version of custom
+	// resources. kube-apiserver builds it in its CRD server, which neither
+	// narrows the kinds of the meta types nor declares the security
+	// scheme, and has its own title.
+	customResources bool
+}
+
+// buildV3 assembles the OpenAPI 3.0 document of a set of operations.
+func buildV3(info Info, ops []operation, kinds kindIndex, flavour v3Flavour) (*spec3.OpenAPI, error) {
 	paths := map[string]*spec3.Path{}
-	var bodies []reflect.Type
+	var models documentModels
 	for path, pathOps := range byPath(ops) {
 		common := commonParams(pathOps)
 		item := &spec3.Path{}
@@ -21,34 +34,30 @@ func buildV3(info Info, ops []operation, kinds kindIndex, gv *schema.GroupVersio
 			item.Parameters = append(item.Parameters, v3Param(p))
 		}
 		for _, o := range pathOps {
-			if o.body != nil {
-				bodies = append(bodies, o.body)
-			}
-			for _, r := range o.responses {
-				if r.body != nil {
-					bodies = append(bodies, r.body)
-				}
-			}
+			models.addOperation(&o)
 			setV3Operation(item, o.method, v3Operation(o, common))
 		}
 		paths[path] = item
 	}
 
-	defs, err := v3Definitions.closure(bodies)
+	defs, err := v3Definitions.closure(models.goTypes)
 	if err != nil {
 		return nil, err
 	}
-	schemas := make(map[string]*spec.Schema, len(defs))
+	schemas := make(map[string]*spec.Schema, len(defs)+len(models.custom))
 	for name, d := range defs {
 		gvks := kinds[d.typ]
-		if gv != nil {
-			gvks = localKinds(gvks, *gv)
+		if flavour.gv != nil && !flavour.customResources {
+			gvks = localKinds(gvks, *flavour.gv)
 		}
 		s := withKinds(d, gvks)
 		schemas[name] = &s
 	}
+	for name, c := range models.custom {
+		schemas[name] = c.v3
+	}
 
-	return &spec3.OpenAPI{
+	doc := &spec3.OpenAPI{
 		Version: "3.0.0",
 		Info:    &spec.Info{InfoProps: spec.InfoProps{Title: info.Title, Version: info.Version}},
 		Paths:   &spec3.Paths{Paths: paths},
@@ -58,7 +67,12 @@ func buildV3(info Info, ops []operation, kinds kindIndex, gv *schema.GroupVersio
 				Type: "apiKey", Name: "authorization", In: "header", Description: "Bearer Token authentication",
 			}}},
 		},
-	}, nil
+	}
+	if flavour.customResources {
+		doc.Info.Title, doc.Info.Version = customResourcesInfo.Title, customResourcesInfo.Version
+		doc.Components.SecuritySchemes = nil
+	}
+	return doc, nil
 }
 
 func v3Param(p parameter) *spec3.Parameter {
@@ -68,13 +82,6 @@ func v3Param(p parameter) *spec3.Parameter {
 			SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{p.typ}, UniqueItems: true},
 		},
 	}}
-}
-
-func v3Ref(t reflect.Type) *spec.Schema {
-	if t == nil {
-		return &spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"string"}}}
-	}
-	return &spec.Schema{SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef("#/components/schemas/" + definitionName(t))}}
 }
 
 // content is the same schema under each media type.
@@ -96,16 +103,16 @@ func v3Operation(o operation, common []parameter) *spec3.Operation {
 	for _, p := range ownParams(o, common) {
 		op.Parameters = append(op.Parameters, v3Param(p))
 	}
-	if o.body != nil {
+	if !o.body.isZero() {
 		op.RequestBody = &spec3.RequestBody{RequestBodyProps: spec3.RequestBodyProps{
-			Content:  content(o.consumes, v3Ref(o.body)),
+			Content:  content(o.consumes, o.body.ref(v3)),
 			Required: o.bodyRequired,
 		}}
 	}
 	for _, r := range o.responses {
 		resp := &spec3.Response{ResponseProps: spec3.ResponseProps{Description: r.description}}
 		if r.code != unauthorized.code {
-			resp.Content = content(o.produces, v3Ref(r.body))
+			resp.Content = content(o.produces, r.body.ref(v3))
 		}
 		op.Responses.StatusCodeResponses[r.code] = resp
 	}

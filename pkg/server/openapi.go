@@ -1,9 +1,6 @@
 package server
 
 import (
-	"sort"
-	"sync"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/openapi"
@@ -14,43 +11,21 @@ import (
 // them, as discovery.Registry does for discovery.
 type OpenAPIResources struct {
 	service *openapi.Service
-
-	mu   sync.Mutex
-	byGV map[schema.GroupVersion][]openapi.Resource
 }
 
 // NewOpenAPIResources publishes to service.
 func NewOpenAPIResources(service *openapi.Service) *OpenAPIResources {
-	return &OpenAPIResources{service: service, byGV: map[schema.GroupVersion][]openapi.Resource{}}
+	return &OpenAPIResources{service: service}
 }
 
-// Set replaces the resources of a group version.
+// Set replaces the resources of a group version. Only that group version
+// is described again: setting the resources of one CRD among many is
+// cheap.
 func (o *OpenAPIResources) Set(gv schema.GroupVersion, resources []openapi.Resource) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.byGV[gv] = resources
-	return o.publish()
+	return o.service.SetGroupVersion(gv, resources)
 }
 
 // Remove drops a group version.
 func (o *OpenAPIResources) Remove(gv schema.GroupVersion) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	delete(o.byGV, gv)
-	return o.publish()
-}
-
-// publish hands the whole set to the service, in a stable order so that
-// unchanged documents keep their hashes.
-func (o *OpenAPIResources) publish() error {
-	gvs := make([]schema.GroupVersion, 0, len(o.byGV))
-	for gv := range o.byGV {
-		gvs = append(gvs, gv)
-	}
-	sort.Slice(gvs, func(i, j int) bool { return gvs[i].String() < gvs[j].String() })
-	var all []openapi.Resource
-	for _, gv := range gvs {
-		all = append(all, o.byGV[gv]...)
-	}
-	return o.service.Update(all)
+	return o.service.SetGroupVersion(gv, nil)
 }
