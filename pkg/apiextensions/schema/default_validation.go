@@ -1,0 +1,139 @@
+package schema
+
+import (
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
+)
+
+// Default values inside TypeMeta or ObjectMeta are checked in a resource
+// built around them, with this TypeMeta.
+const (
+	defaultCheckAPIVersion = "validation/v1"
+	defaultCheckKind       = "Validation"
+)
+
+// validateDefaults checks every default value of the schema rooted at s
+// (which sits at fldPath and describes a resource):
+//
+//   - outside TypeMeta/ObjectMeta, the default must survive pruning
+//     unchanged (if requirePruned), have well-formed embedded resources,
+//     and validate against its own schema;
+//   - inside TypeMeta/ObjectMeta (e.g. a default for metadata.labels of an
+//     embedded resource), the resource built around the default must have
+//     valid metadata, and the default must validate against its schema.
+//
+// defaultRules, if set, then checks the default against CEL rules. The
+// error is an internal one, which a validated schema never causes.
+func validateDefaults(fldPath *field.Path, s *Structural, requirePruned bool, defaultRules func(*field.Path, *Structural, bool, interface{}) field.ErrorList) (field.ErrorList, error) {
+	d := defaultsValidator{requirePruned: requirePruned, rules: defaultRules}
+	surround := surroundingRoot().withTypeMeta(defaultCheckAPIVersion, defaultCheckKind)
+	root := asResourceRoot(s)
+	return d.validate(fldPath, root, root, surround, false)
+}
+
+type defaultsValidator struct {
+	requirePruned bool
+	rules         func(*field.Path, *Structural, bool, interface{}) field.ErrorList
+}
+
+// validate checks the defaults of s and below. resource is the schema of
+// the innermost resource around s, surround builds that resource around a
+// value of s, and insideMeta is set below its apiVersion, kind or metadata.
+func (d defaultsValidator) validate(fldPath *field.Path, s, resource *Structural, surround surroundingObject, insideMeta bool) (field.ErrorList, error) {
+	if s == nil {
+		return nil, nil
+	}
+	if s.XEmbeddedResource {
+		insideMeta = false
+		surround = surroundingRoot().withTypeMeta(defaultCheckAPIVersion, defaultCheckKind)
+		resource = s
+	}
+
+	var allErrs field.ErrorList
+	if s.Default != nil {
+		errs, err := d.validateDefault(fldPath, s, resource, surround, insideMeta)
+		if err != nil {
+			return nil, err
+		}
+		allErrs = append(allErrs, errs...)
+	}
+
+	// additionalProperties is not followed: defaults are forbidden there.
+
+	if s.Items != nil {
+		errs, err := d.validate(fldPath.Child("items"), s.Items, resource, surround.index(), insideMeta)
+		if err != nil {
+			return nil, err
+		}
+		allErrs = append(allErrs, errs...)
+	}
+	for _, name := range sortedKeys(s.Properties) {
+		propInsideMeta := insideMeta || (s.XEmbeddedResource && isTypeOrObjectMetaField(name))
+		errs, err := d.validate(fldPath.Child("properties").Key(name), s.Properties[name], resource, surround.child(name), propInsideMeta)
+		if err != nil {
+			return nil, err
+		}
+		allErrs = append(allErrs, errs...)
+	}
+	return allErrs, nil
+}
+
+func (d defaultsValidator) validateDefault(fldPath *field.Path, s, resource *Structural, surround surroundingObject, insideMeta bool) (field.ErrorList, error) {
+	defaultPath := fldPath.Child("default")
+	valueErrs := func() field.ErrorList {
+		result := validate.NewSchemaValidator(s.ToKubeOpenAPI(), nil, "", strfmt.Default).Validate(s.Default)
+		if result.IsValid() {
+			return nil
+		}
+		return toFieldErrors(defaultPath, result)
+	}
+	ruleErrs := func() field.ErrorList {
+		if d.rules == nil {
+			return nil
+		}
+		return d.rules(defaultPath, s, s == resource, s.Default)
+	}
+
+	if insideMeta {
+		obj, _, err := surround(runtime.DeepCopyJSONValue(s.Default))
+		if err != nil {
+			// only the root surrounding fails, for a non-object default,
+			// which cannot be inside metadata
+			return nil, fmt.Errorf("failed to validate default value inside metadata: %v", err)
+		}
+		if err, _ := Coerce(nil, obj, resource, true, CoerceOptions{}); err != nil {
+			return field.ErrorList{field.Invalid(defaultPath, s.Default, fmt.Sprintf("must result in valid metadata: %v", err))}, nil
+		}
+		if errs := ValidateEmbeddedResources(nil, obj, resource, true); len(errs) > 0 {
+			return field.ErrorList{field.Invalid(defaultPath, s.Default, fmt.Sprintf("must result in valid metadata: %v", errs.ToAggregate()))}, nil
+		}
+		if errs := valueErrs(); len(errs) > 0 {
+			return errs, nil
+		}
+		return ruleErrs(), nil
+	}
+
+	var allErrs field.ErrorList
+	if d.requirePruned {
+		pruned := runtime.DeepCopyJSONValue(s.Default)
+		Prune(pruned, s, s.XEmbeddedResource)
+		if !reflect.DeepEqual(pruned, s.Default) {
+			allErrs = append(allErrs, field.Invalid(defaultPath, s.Default, "must not have unknown fields"))
+		}
+	}
+	if err, _ := Coerce(defaultPath, s.Default, s, s.XEmbeddedResource, CoerceOptions{}); err != nil {
+		return append(allErrs, err), nil
+	}
+	if errs := ValidateEmbeddedResources(defaultPath, s.Default, s, s.XEmbeddedResource); len(errs) > 0 {
+		return append(allErrs, errs...), nil
+	}
+	if errs := valueErrs(); len(errs) > 0 {
+		return append(allErrs, errs...), nil
+	}
+	return append(allErrs, ruleErrs()...), nil
+}
