@@ -18,7 +18,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
+	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/certs"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
@@ -121,13 +123,29 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 		Scheme: scheme.Scheme,
 	})
 	openAPI := server.NewOpenAPIResources(openAPIService)
-	apiextensions := server.New("apiextensions", server.NotFoundServer{}, disc)
+	storageBackend := &storagebackend.Factory{Client: client, Prefix: o.EtcdPrefix}
+	restOptions := generic.RESTOptions{
+		StorageFactory: storageBackend,
+		Decorator:      watchCaches.Decorate,
+		TableConvertor: printers.New(),
+	}
+	sharedAdmission := &admission.Deferred{}
+	apiextensionsServer, err := apiextensions.New(apiextensions.Config{
+		RESTOptions:         restOptions,
+		Storage:             storageBackend,
+		Admission:           sharedAdmission,
+		MinRequestTimeout:   time.Duration(o.MinRequestTimeout) * time.Second,
+		MaxRequestBodyBytes: o.MaxRequestBodyBytes,
+		OpenAPI:             openAPI,
+		Logger:              log,
+		BuiltinResource:     builtinResource(disc),
+	}, server.NotFoundServer{}, disc)
+	if err != nil {
+		return nil, err
+	}
 	kube, err := controlplane.New(controlplane.Config{
-		RESTOptions: generic.RESTOptions{
-			StorageFactory: &storagebackend.Factory{Client: client, Prefix: o.EtcdPrefix},
-			Decorator:      watchCaches.Decorate,
-			TableConvertor: printers.New(),
-		},
+		RESTOptions:     restOptions,
+		SharedAdmission: sharedAdmission,
 		ServiceClusterIPRange: serviceNet,
 		ServiceNodePortRange:  utilnet.PortRange{Base: nodePortLow, Size: nodePortHigh - nodePortLow + 1},
 		OpenAPI:               openAPI,
@@ -136,7 +154,7 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 		PublicAddress:         s.publicAddress(),
 		MinRequestTimeout:     time.Duration(o.MinRequestTimeout) * time.Second,
 		MaxRequestBodyBytes:   o.MaxRequestBodyBytes,
-	}, apiextensions, disc)
+	}, apiextensionsServer, disc)
 	if err != nil {
 		return nil, err
 	}
@@ -324,4 +342,13 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return os.WriteFile(to, data, 0o600)
+}
+
+// builtinResource reports whether a group served by the servers of the
+// chain (not by CRDs: those are in groups of their own) has a resource,
+// so that a CRD cannot take the name of a built-in resource.
+func builtinResource(disc *discovery.Registry) func(group, resource string) bool {
+	return func(group, resource string) bool {
+		return disc.HasResource(group, resource)
+	}
 }

@@ -1,0 +1,385 @@
+package apiextensions
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	crdopenapi "github.com/kapi-dev/kapi/pkg/apiextensions/openapi"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/serializer"
+	"github.com/kapi-dev/kapi/pkg/apis/apiextensions"
+	"github.com/kapi-dev/kapi/pkg/endpoints"
+	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
+	"github.com/kapi-dev/kapi/pkg/openapi"
+	"github.com/kapi-dev/kapi/pkg/registry/customresource"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// crVerbOrder is the order kube-apiserver lists the verbs of custom
+// resources in discovery.
+var crVerbOrder = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
+
+// crdGroupPriority orders CRD groups after the built-in ones in discovery,
+// as kube-apiserver's automatic APIServices for CRDs do.
+const crdGroupPriority = 1000
+
+// servedCRD serves the custom resources of one CRD, as it was when they
+// were built; crd is replaced on every change of the CRD that does not
+// need a rebuild (its conditions).
+type servedCRD struct {
+	crd      atomic.Pointer[apiextensionsv1.CustomResourceDefinition]
+	group    string
+	storages map[string]*customresource.Storage        // by served version
+	handlers map[string]*endpoints.GroupVersionHandler // by served version
+	openAPI  map[string][]openapi.Resource             // by served version
+}
+
+// isServed reports whether the CRD's resources are served: once it is
+// established.
+func (s *servedCRD) isServed() bool {
+	crd := s.crd.Load()
+	return crd != nil && len(s.handlers) > 0 && apiextensions.IsConditionTrue(crd, apiextensionsv1.Established)
+}
+
+// groupVersions are the group versions the CRD serves resources in.
+func (s *servedCRD) groupVersions() map[schema.GroupVersion]bool {
+	out := make(map[schema.GroupVersion]bool, len(s.handlers))
+	for version := range s.handlers {
+		out[schema.GroupVersion{Group: s.group, Version: version}] = true
+	}
+	return out
+}
+
+// destroy stops the watch caches of the CRD's storage.
+func (s *servedCRD) destroy() {
+	for _, st := range s.storages {
+		st.Destroy()
+	}
+}
+
+// crdHandler serves the custom resources of every established CRD. It is
+// kept current by the CRD informer; requests find what serves them with
+// one map lookup.
+type crdHandler struct {
+	cfg       Config
+	discovery *discovery.Registry
+	// setGroupVersion installs or (with nil) removes a group version's
+	// handler in the apiextensions server.
+	setGroupVersion func(schema.GroupVersion, http.Handler)
+
+	mu sync.Mutex // serializes changes
+	// byName is every CRD being served, by CRD name.
+	byName map[string]*servedCRD
+	// routes maps a group version and resource to what serves it. It is
+	// replaced, never modified, so requests read it without a lock.
+	routes atomic.Pointer[map[schema.GroupVersion]map[string]*servedCRD]
+}
+
+func newCRDHandler(cfg Config, disc *discovery.Registry, set func(schema.GroupVersion, http.Handler)) *crdHandler {
+	h := &crdHandler{cfg: cfg, discovery: disc, setGroupVersion: set, byName: map[string]*servedCRD{}}
+	empty := map[schema.GroupVersion]map[string]*servedCRD{}
+	h.routes.Store(&empty)
+	return h
+}
+
+// servingEqual reports whether two states of a CRD serve the same way:
+// only the spec and the accepted names shape the storage and handlers.
+func servingEqual(a, b *apiextensionsv1.CustomResourceDefinition) bool {
+	return apiequality.Semantic.DeepEqual(a.Spec, b.Spec) &&
+		apiequality.Semantic.DeepEqual(a.Status.AcceptedNames, b.Status.AcceptedNames)
+}
+
+// Update serves crd as it is now.
+func (h *crdHandler) Update(crd *apiextensionsv1.CustomResourceDefinition) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	old := h.byName[crd.Name]
+	if old != nil && servingEqual(old.crd.Load(), crd) {
+		wasServed := old.isServed()
+		old.crd.Store(crd)
+		if wasServed != old.isServed() {
+			h.publishLocked(old.groupVersions())
+		}
+		return
+	}
+	served, err := h.build(crd)
+	if err != nil {
+		h.cfg.Logger.Error("cannot serve custom resources", "crd", crd.Name, "err", err)
+	}
+	affected := map[schema.GroupVersion]bool{}
+	if old != nil {
+		old.destroy()
+		delete(h.byName, crd.Name)
+		maps.Copy(affected, old.groupVersions())
+	}
+	if served != nil {
+		h.byName[crd.Name] = served
+		maps.Copy(affected, served.groupVersions())
+	}
+	h.publishLocked(affected)
+}
+
+// Remove stops serving a deleted CRD.
+func (h *crdHandler) Remove(name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if old, ok := h.byName[name]; ok {
+		old.destroy()
+		delete(h.byName, name)
+		h.publishLocked(old.groupVersions())
+	}
+}
+
+// RemoveAll stops serving every CRD and releases their storage.
+func (h *crdHandler) RemoveAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	affected := map[schema.GroupVersion]bool{}
+	for name, served := range h.byName {
+		served.destroy()
+		delete(h.byName, name)
+		maps.Copy(affected, served.groupVersions())
+	}
+	h.publishLocked(affected)
+}
+
+// Storage returns the storage of the CRD's storage version, for the
+// cleanup controller, or nil when the CRD is not served.
+func (h *crdHandler) Storage(crd *apiextensionsv1.CustomResourceDefinition) *customresource.Storage {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	served, ok := h.byName[crd.Name]
+	if !ok {
+		return nil
+	}
+	for _, st := range served.storages {
+		return st
+	}
+	return nil
+}
+
+// build makes the storage and handlers of every served version.
+func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*servedCRD, error) {
+	storageVersion, err := apiextensions.StorageVersion(crd)
+	if err != nil {
+		return nil, err
+	}
+	names := crd.Status.AcceptedNames
+	if names.Kind == "" {
+		// Not accepted yet: nothing to serve until the naming controller
+		// has decided.
+		served := &servedCRD{group: crd.Spec.Group}
+		served.crd.Store(crd)
+		return served, nil
+	}
+	schemas, validators, err := h.cfg.Schemas(crd)
+	if err != nil {
+		return nil, err
+	}
+	converter, err := h.cfg.Converters(crd)
+	if err != nil {
+		return nil, err
+	}
+	codecs := serializer.New(serializer.Config{
+		Group: crd.Spec.Group, Kind: names.Kind, ListKind: names.ListKind,
+		Schemas: schemas, Converter: converter,
+	})
+	served := &servedCRD{
+		group:    crd.Spec.Group,
+		storages: map[string]*customresource.Storage{},
+		handlers: map[string]*endpoints.GroupVersionHandler{},
+		openAPI:  map[string][]openapi.Resource{},
+	}
+	served.crd.Store(crd)
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		gv := schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}
+		cfg := customresource.Config{
+			Resource:         schema.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural},
+			Singular:         names.Singular,
+			Kind:             gv.WithKind(names.Kind),
+			ListKind:         names.ListKind,
+			StorageVersion:   storageVersion,
+			Namespaced:       crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+			ShortNames:       names.ShortNames,
+			Categories:       names.Categories,
+			Validator:        validators[v.Name],
+			Columns:          v.AdditionalPrinterColumns,
+			SelectableFields: v.SelectableFields,
+		}
+		if v.Subresources != nil {
+			cfg.Status = v.Subresources.Status != nil
+			cfg.Scale = v.Subresources.Scale
+		}
+		opts := h.cfg.RESTOptions
+		opts.StorageFactory = codecStorage{backend: h.cfg.Storage, codec: codecs.StorageCodec(v.Name, storageVersion)}
+		st, err := customresource.NewStorage(cfg, opts)
+		if err != nil {
+			served.destroy()
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		served.storages[v.Name] = st
+		agv := &endpoints.APIGroupVersion{
+			GroupVersion:        gv,
+			Storage:             st.Map(),
+			Scheme:              scheme.Scheme,
+			Serializer:          codecs.Serializer(),
+			StrictSerializer:    codecs.StrictSerializer(),
+			ParameterCodec:      scheme.ParameterCodec,
+			Admission:           h.cfg.Admission,
+			MinRequestTimeout:   h.cfg.MinRequestTimeout,
+			MaxRequestBodyBytes: h.cfg.MaxRequestBodyBytes,
+			Typer:               codecs,
+			Creater:             codecs,
+			Convertor:           codecs,
+			Defaulter:           codecs,
+			VerbOrder:           crVerbOrder,
+		}
+		gvh, err := agv.Install()
+		if err != nil {
+			served.destroy()
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		served.handlers[v.Name] = gvh
+		served.openAPI[v.Name] = h.openAPIResources(crd, v.Name)
+	}
+	return served, nil
+}
+
+// publishLocked recomputes the routes of every CRD, and the discovery and
+// OpenAPI documents of the affected group versions only: with many CRDs
+// installed, a change of one must not describe all the others again.
+func (h *crdHandler) publishLocked(affected map[schema.GroupVersion]bool) {
+	routes := map[schema.GroupVersion]map[string]*servedCRD{}
+	for _, served := range h.byName {
+		if !served.isServed() {
+			continue
+		}
+		plural := served.crd.Load().Spec.Names.Plural
+		for gv := range served.groupVersions() {
+			if routes[gv] == nil {
+				routes[gv] = map[string]*servedCRD{}
+			}
+			routes[gv][plural] = served
+		}
+	}
+	old := *h.routes.Load()
+	h.routes.Store(&routes)
+	for gv := range affected {
+		byResource, served := routes[gv]
+		_, wasServed := old[gv]
+		if !served {
+			if wasServed {
+				h.setGroupVersion(gv, nil)
+			}
+			h.discovery.Remove(gv)
+			h.setOpenAPI(gv, nil)
+			continue
+		}
+		if !wasServed {
+			h.setGroupVersion(gv, groupVersionDispatcher{h: h, gv: gv})
+		}
+		var resources []metav1.APIResource
+		var docs []openapi.Resource
+		for _, plural := range slices.Sorted(maps.Keys(byResource)) {
+			crd := byResource[plural]
+			resources = append(resources, crd.handlers[gv.Version].Discovery()...)
+			docs = append(docs, crd.openAPI[gv.Version]...)
+		}
+		h.discovery.Set(discovery.GroupVersion{GroupVersion: gv, Resources: resources, GroupPriority: crdGroupPriority})
+		h.setOpenAPI(gv, docs)
+	}
+}
+
+// setOpenAPI publishes (or, with no resources, removes) a group version's
+// OpenAPI description.
+func (h *crdHandler) setOpenAPI(gv schema.GroupVersion, docs []openapi.Resource) {
+	if h.cfg.OpenAPI == nil {
+		return
+	}
+	var err error
+	if len(docs) == 0 {
+		err = h.cfg.OpenAPI.Remove(gv)
+	} else {
+		err = h.cfg.OpenAPI.Set(gv, docs)
+	}
+	if err != nil {
+		h.cfg.Logger.Error("cannot update OpenAPI", "groupVersion", gv, "err", err)
+	}
+}
+
+// openAPIResources describes a served version of a CRD for OpenAPI, with
+// the schema the CRD gives.
+func (h *crdHandler) openAPIResources(crd *apiextensionsv1.CustomResourceDefinition, version string) []openapi.Resource {
+	r, err := crdopenapi.Resource(crd, version)
+	if err != nil {
+		h.cfg.Logger.Error("cannot describe custom resources in OpenAPI", "crd", crd.Name, "version", version, "err", err)
+		return nil
+	}
+	return []openapi.Resource{r}
+}
+
+// groupVersionDispatcher serves one group version of custom resources by
+// finding the CRD of the requested resource.
+type groupVersionDispatcher struct {
+	h  *crdHandler
+	gv schema.GroupVersion
+}
+
+func (d groupVersionDispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	info, ok := request.RequestInfoFrom(r.Context())
+	if !ok {
+		responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(fmt.Errorf("no request info")))
+		return
+	}
+	served := (*d.h.routes.Load())[d.gv][info.Resource]
+	if served == nil {
+		responsewriters.WriteStatus(w, &metav1.Status{
+			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+			Status:   metav1.StatusFailure,
+			Message:  "the server could not find the requested resource",
+			Reason:   metav1.StatusReasonNotFound,
+			Details:  &metav1.StatusDetails{},
+			Code:     http.StatusNotFound,
+		})
+		return
+	}
+	crd := served.crd.Load()
+	if info.Verb == "create" && apiextensions.IsConditionTrue(crd, apiextensionsv1.Terminating) {
+		err := apierrors.NewMethodNotSupported(schema.GroupResource{Group: d.gv.Group, Resource: info.Resource}, info.Verb)
+		err.ErrStatus.Message = fmt.Sprintf("%v not allowed while custom resource definition is terminating", info.Verb)
+		handlers.WriteError(w, r, scheme.Codecs, err)
+		return
+	}
+	served.handlers[d.gv.Version].ServeHTTP(w, r)
+}
+
+// codecStorage makes the storage of a custom resource version with its
+// own codec.
+type codecStorage struct {
+	backend CodecStorageFactory
+	codec   runtime.Codec
+}
+
+func (c codecStorage) NewStorage(resource schema.GroupResource, _ schema.GroupVersion, newFunc, newListFunc func() runtime.Object) (storage.Interface, error) {
+	return c.backend.NewStorageWithCodec(resource, c.codec, newFunc, newListFunc), nil
+}
+
+var _ generic.StorageFactory = codecStorage{}

@@ -1,0 +1,223 @@
+// Package apiextensions is the apiextensions server: the last link of the
+// delegation chain, serving CustomResourceDefinitions and, for each
+// established CRD, its custom resources. The CRD informer keeps the
+// handlers of the custom resources, discovery and OpenAPI current, and
+// feeds the controllers that keep the CRDs' status.
+package apiextensions
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/controller"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
+	crdserializer "github.com/kapi-dev/kapi/pkg/apiextensions/serializer"
+	"github.com/kapi-dev/kapi/pkg/apis/apiextensions"
+	"github.com/kapi-dev/kapi/pkg/endpoints"
+	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/registry/apiextensions/customresourcedefinition"
+	"github.com/kapi-dev/kapi/pkg/registry/customresource"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/server"
+	"github.com/kapi-dev/kapi/pkg/storage"
+)
+
+// CodecStorageFactory makes storage that encodes with a given codec.
+type CodecStorageFactory interface {
+	NewStorageWithCodec(resource schema.GroupResource, codec runtime.Codec, newFunc, newListFunc func() runtime.Object) storage.Interface
+}
+
+// Config is what the apiextensions server needs.
+type Config struct {
+	// RESTOptions make the CRD storage; custom resources use its
+	// decorator (the watch cache) with Storage.
+	RESTOptions generic.RESTOptions
+	Storage     CodecStorageFactory
+
+	Admission           admission.Interface
+	MinRequestTimeout   time.Duration
+	MaxRequestBodyBytes int64
+	OpenAPI             *server.OpenAPIResources
+	Logger              *slog.Logger
+
+	// BuiltinResource reports whether a built-in API serves a resource of
+	// that group and name, for the naming controller. May be nil.
+	BuiltinResource func(group, resource string) bool
+
+	// Schemas compiles a CRD's schemas: pruning and defaulting, and
+	// validation, by version. Nil means compileSchemas.
+	Schemas func(*apiextensionsv1.CustomResourceDefinition) (map[string]crdserializer.Schema, map[string]customresource.Validator, error)
+	// Converters returns a CRD's converter. Nil means converterFor.
+	Converters func(*apiextensionsv1.CustomResourceDefinition) (conversion.Converter, error)
+}
+
+// groupPriority is apiextensions.k8s.io's place in discovery.
+const groupPriority = 16650
+
+// New returns the apiextensions server, which delegates what it does not
+// serve to delegate.
+func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry) (*server.GenericAPIServer, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Schemas == nil {
+		cfg.Schemas = compileSchemas
+	}
+	if cfg.Converters == nil {
+		cfg.Converters = converterFor
+	}
+	s := server.New("apiextensions", delegate, disc)
+	s.UseOpenAPI(cfg.OpenAPI)
+
+	crds, err := customresourcedefinition.NewStorage(cfg.RESTOptions, apiextensions.ValidationOptions{ValidateSchema: validateCRDSchema})
+	if err != nil {
+		return nil, err
+	}
+	agv := &endpoints.APIGroupVersion{
+		GroupVersion: apiextensionsv1.SchemeGroupVersion,
+		Storage: map[string]rest.Storage{
+			"customresourcedefinitions":        crds.CRD,
+			"customresourcedefinitions/status": crds.Status,
+		},
+		Scheme:              scheme.Scheme,
+		Serializer:          scheme.Codecs,
+		StrictSerializer:    serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict),
+		ParameterCodec:      scheme.ParameterCodec,
+		Admission:           cfg.Admission,
+		MinRequestTimeout:   cfg.MinRequestTimeout,
+		MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
+	}
+	if err := s.InstallAPIGroupVersion(agv, groupPriority, 0); err != nil {
+		return nil, err
+	}
+
+	handler := newCRDHandler(cfg, disc, s.SetGroupVersionHandler)
+	informer := cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return crds.CRD.List(ctx, &opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			w, err := crds.CRD.Watch(ctx, &opts)
+			if err != nil {
+				return nil, err
+			}
+			// The watch cache shares one encoding-caching wrapper between
+			// watchers; the informer wants the object itself.
+			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
+				if co, ok := e.Object.(runtime.CacheableObject); ok {
+					e.Object = co.GetObject()
+				}
+				return e, true
+			}), nil
+		},
+	}, &apiextensionsv1.CustomResourceDefinition{}, 0, cache.Indexers{})
+	lister := storeLister{informer.GetStore()}
+	writeStatus := func(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) (*apiextensionsv1.CustomResourceDefinition, error) {
+		out, _, err := crds.Status.Update(ctx, crd.Name, rest.DefaultUpdatedObjectInfo(crd), nil, nil, false, &metav1.UpdateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if updated, ok := out.(*apiextensionsv1.CustomResourceDefinition); ok {
+			return updated, nil
+		}
+		// Removing the last finalizer of a deleted CRD removed it.
+		return crd, nil
+	}
+
+	establishing := controller.NewEstablishing(lister, writeStatus, handler.Update, cfg.Logger)
+	naming := controller.NewNaming(lister, writeStatus, cfg.BuiltinResource, establishing.Add, cfg.Logger)
+	approval := controller.NewAPIApproval(lister, writeStatus, cfg.Logger)
+	cleanup := controller.NewCleanup(lister, writeStatus, func(crd *apiextensionsv1.CustomResourceDefinition) controller.Instances {
+		if st := handler.Storage(crd); st != nil {
+			return st.CustomResource
+		}
+		return nil
+	}, cfg.Logger)
+
+	changed := func(crd *apiextensionsv1.CustomResourceDefinition) {
+		// The controllers first: building the storage of a large CRD takes
+		// a while, and the status of the others should not wait for it.
+		naming.Changed(crd)
+		establishing.Add(crd.Name)
+		approval.Add(crd.Name)
+		cleanup.Add(crd.Name)
+		handler.Update(crd)
+	}
+	registration, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj interface{}) { changed(obj.(*apiextensionsv1.CustomResourceDefinition)) },
+		UpdateFunc: func(_, obj interface{}) { changed(obj.(*apiextensionsv1.CustomResourceDefinition)) },
+		DeleteFunc: func(obj interface{}) {
+			if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tombstone.Obj
+			}
+			crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+			if !ok {
+				return
+			}
+			handler.Remove(crd.Name)
+			naming.Changed(crd)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	s.AddPostStartHook("start-apiextensions-informers", func(ctx server.PostStartHookContext) error {
+		go informer.RunWithContext(ctx)
+		return nil
+	})
+	s.AddPostStartHook("start-apiextensions-controllers", func(ctx server.PostStartHookContext) error {
+		for _, q := range []interface{ Run(context.Context) }{naming, establishing, approval, cleanup} {
+			go q.Run(ctx)
+		}
+		return nil
+	})
+	// Ready only once every stored CRD is served: clients that saw a CRD
+	// established must find its resources after a restart too.
+	s.AddPostStartHook("crd-informer-synced", func(ctx server.PostStartHookContext) error {
+		// The registration has synced once the handler has seen every CRD
+		// of the initial list, not merely once they are in the store.
+		if !cache.WaitForCacheSync(ctx.Done(), registration.HasSynced) {
+			return fmt.Errorf("the CRD informer did not sync")
+		}
+		return nil
+	})
+	s.AddPreShutdownHook("stop-custom-resource-storage", func() error {
+		handler.RemoveAll()
+		return nil
+	})
+	return s, nil
+}
+
+// storeLister reads CRDs from the informer's store.
+type storeLister struct{ store cache.Store }
+
+func (l storeLister) Get(name string) (*apiextensionsv1.CustomResourceDefinition, bool) {
+	obj, ok, err := l.store.GetByKey(name)
+	if err != nil || !ok {
+		return nil, false
+	}
+	return obj.(*apiextensionsv1.CustomResourceDefinition), true
+}
+
+func (l storeLister) List() []*apiextensionsv1.CustomResourceDefinition {
+	objs := l.store.List()
+	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.(*apiextensionsv1.CustomResourceDefinition))
+	}
+	return out
+}
