@@ -140,6 +140,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 	establishing := controller.NewEstablishing(lister, writeStatus, handler.Update, cfg.Logger)
 	naming := controller.NewNaming(lister, writeStatus, cfg.BuiltinResource, establishing.Add, cfg.Logger)
 	approval := controller.NewAPIApproval(lister, writeStatus, cfg.Logger)
+	nonStructural := controller.NewNonStructural(lister, writeStatus, cfg.Logger)
 	cleanup := controller.NewCleanup(lister, writeStatus, func(crd *apiextensionsv1.CustomResourceDefinition) controller.Instances {
 		if st := handler.Storage(crd); st != nil {
 			return st.CustomResource
@@ -153,6 +154,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		naming.Changed(crd)
 		establishing.Add(crd.Name)
 		approval.Add(crd.Name)
+		nonStructural.Add(crd.Name)
 		cleanup.Add(crd.Name)
 		handler.Update(crd)
 	}
@@ -180,7 +182,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		return nil
 	})
 	s.AddPostStartHook("start-apiextensions-controllers", func(ctx server.PostStartHookContext) error {
-		for _, q := range []interface{ Run(context.Context) }{naming, establishing, approval, cleanup} {
+		for _, q := range []interface{ Run(context.Context) }{naming, establishing, approval, nonStructural, cleanup} {
 			go q.Run(ctx)
 		}
 		return nil

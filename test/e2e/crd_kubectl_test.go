@@ -113,3 +113,92 @@ func TestKubectlRealWorldCRDs(t *testing.T) {
 		}
 	})
 }
+
+// replicaSetsCRD is cluster-scoped, with status and scale subresources,
+// printer columns and a selectable field.
+const replicaSetsCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: pools.example.com
+spec:
+  group: example.com
+  scope: Cluster
+  names: {plural: pools, singular: pool, kind: Pool, shortNames: [pl], categories: [all]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale:
+        specReplicasPath: .spec.replicas
+        statusReplicasPath: .status.replicas
+        labelSelectorPath: .status.selector
+    selectableFields:
+    - jsonPath: .spec.tier
+    additionalPrinterColumns:
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    - {name: Tier, type: string, jsonPath: .spec.tier}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer, minimum: 0}
+              tier: {type: string}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+              selector: {type: string}
+`
+
+// TestKubectlCustomResourceSubresources: kubectl scale, printer columns,
+// selectable fields and the "all" category on a cluster-scoped CRD.
+func TestKubectlCustomResourceSubresources(t *testing.T) {
+	p := startKapiBinary(t, t.TempDir())
+	p.mustKubectl(t, replicaSetsCRD, "create", "-f", "-")
+	p.mustKubectl(t, "", "wait", "--for", "condition=Established", "crd/pools.example.com", "--timeout=60s")
+	p.mustKubectl(t, "apiVersion: example.com/v1\nkind: Pool\nmetadata: {name: gold}\nspec: {replicas: 1, tier: gold}\n---\n"+
+		"apiVersion: example.com/v1\nkind: Pool\nmetadata: {name: silver}\nspec: {replicas: 2, tier: silver}\n", "create", "-f", "-")
+
+	t.Run("kubectl scale writes specReplicasPath", func(t *testing.T) {
+		out := p.mustKubectl(t, "", "scale", "pool/gold", "--replicas=5")
+		if !strings.Contains(out, "pool.example.com/gold scaled") {
+			t.Fatalf("scale: %s", out)
+		}
+		if got := p.mustKubectl(t, "", "get", "pool", "gold", "-o", "jsonpath={.spec.replicas}/{.metadata.generation}"); got != "5/2" {
+			t.Errorf("replicas/generation = %s, want 5/2", got)
+		}
+		out = p.mustKubectl(t, "", "get", "--raw", "/apis/example.com/v1/pools/gold/scale")
+		if !strings.Contains(out, `"kind":"Scale"`) || !strings.Contains(out, `"replicas":5`) {
+			t.Errorf("scale subresource: %s", out)
+		}
+		if _, err := p.kubectl(t, "", "scale", "pool/gold", "--replicas=-1"); err == nil {
+			t.Error("a negative scale was accepted")
+		}
+	})
+
+	t.Run("printer columns and the all category", func(t *testing.T) {
+		out := p.mustKubectl(t, "", "get", "pools")
+		if header := strings.Fields(strings.SplitN(out, "\n", 2)[0]); strings.Join(header, " ") != "NAME REPLICAS TIER" {
+			t.Errorf("header %v", header)
+		}
+		if !strings.Contains(p.mustKubectl(t, "", "get", "all"), "pool.example.com/silver") {
+			t.Error("pools are not in kubectl get all")
+		}
+	})
+
+	t.Run("selectable fields select", func(t *testing.T) {
+		out := p.mustKubectl(t, "", "get", "pl", "--field-selector", "spec.tier=silver", "-o", "name")
+		if strings.TrimSpace(out) != "pool.example.com/silver" {
+			t.Errorf("spec.tier=silver selected %q", out)
+		}
+		out, err := p.kubectl(t, "", "get", "pl", "--field-selector", "spec.replicas=1")
+		if err == nil || !strings.Contains(out, `field label not supported: spec.replicas`) {
+			t.Errorf("an undeclared field selector: %v %s", err, out)
+		}
+	})
+}

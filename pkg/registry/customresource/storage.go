@@ -1,6 +1,7 @@
 package customresource
 
 import (
+	"fmt"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -85,12 +86,15 @@ func NewStorage(cfg Config, opts generic.RESTOptions) (*Storage, error) {
 		KeyPrefix:                 "/" + cfg.Resource.Group + "/" + cfg.Resource.Resource,
 		SelectableFields:          fieldNames,
 		FieldsFunc:                fieldsFunc,
-		CreateStrategy:            st,
-		UpdateStrategy:            st,
-		DeleteStrategy:            st,
-		TableConvertor:            tables,
-		ShortNamesList:            cfg.ShortNames,
-		CategoriesList:            cfg.Categories,
+		UnknownFieldSelector: func(field string) error {
+			return fmt.Errorf("field label not supported: %s", field)
+		},
+		CreateStrategy: st,
+		UpdateStrategy: st,
+		DeleteStrategy: st,
+		TableConvertor: tables,
+		ShortNamesList: cfg.ShortNames,
+		CategoriesList: cfg.Categories,
 	}
 	if err := opts.Complete(s, kind.GroupVersion()); err != nil {
 		return nil, err

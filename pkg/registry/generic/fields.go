@@ -65,8 +65,9 @@ func selectableFields(namespaced bool, extra []string) []string {
 }
 
 // validateFieldSelector rejects a selector on a field the resource cannot
-// be selected by, with kube-apiserver's message.
-func validateFieldSelector(sel fields.Selector, allowed []string) error {
+// select on, with unknown's error, or kube-apiserver's for built-in
+// resources when unknown is nil.
+func validateFieldSelector(sel fields.Selector, allowed []string, unknown func(field string) error) error {
 	if sel == nil {
 		return nil
 	}
@@ -77,6 +78,9 @@ func validateFieldSelector(sel fields.Selector, allowed []string) error {
 	for _, r := range sel.Requirements() {
 		if known[r.Field] {
 			continue
+		}
+		if unknown != nil {
+			return apierrors.NewBadRequest(unknown(r.Field).Error())
 		}
 		quoted := make([]string, len(allowed))
 		for i, f := range allowed {

@@ -52,6 +52,9 @@ type Store struct {
 	// returns their values for an object.
 	SelectableFields []string
 	FieldsFunc       FieldsFunc
+	// UnknownFieldSelector, if set, is the error for a selector on a field
+	// that is not selectable, in place of the built-in resources' one.
+	UnknownFieldSelector func(field string) error
 	// IndexedFields are selectable fields that clients commonly pin to one
 	// value (the pods' spec.nodeName): the watch cache indexes them.
 	IndexedFields []string
@@ -231,7 +234,7 @@ func (s *Store) predicate(opts *metav1.ListOptions) (storage.SelectionPredicate,
 		if err != nil {
 			return p, apierrors.NewBadRequest(err.Error())
 		}
-		if err := validateFieldSelector(sel, selectableFields(s.NamespaceScoped(), s.SelectableFields)); err != nil {
+		if err := validateFieldSelector(sel, selectableFields(s.NamespaceScoped(), s.SelectableFields), s.UnknownFieldSelector); err != nil {
 			return p, err
 		}
 		p.Field = sel
