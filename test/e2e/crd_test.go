@@ -22,6 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/pkg/testserver"
 )
 
 var widgets = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
@@ -415,5 +417,66 @@ func TestCustomResourceDefinitionNameConflicts(t *testing.T) {
 	gadgets := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}
 	if _, err := dynamicClient(t, s.ClientConfig).Resource(gadgets).Namespace("default").List(context.Background(), metav1.ListOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("list of a CRD that is not established: want NotFound, got %v", err)
+	}
+}
+
+// TestCustomResourcesServedAfterRestart: a restarted kapi is ready only
+// once it serves every stored CRD, so that clients that saw a CRD
+// established never meet a 404 for its resources.
+func TestCustomResourcesServedAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	s1 := testserver.Start(t, testserver.Options{DataDir: dir})
+	ctx := context.Background()
+	createCRD(t, apiextensionsClient(t, s1.ClientConfig), referenceCRD(t))
+	u := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]interface{}{"name": "kept"},
+		"spec": map[string]interface{}{}}}
+	if _, err := dynamicClient(t, s1.ClientConfig).Resource(widgets).Namespace("default").Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A default added after the object was written applies when it is read.
+	patch := `[{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/shape","value":{"type":"string","default":"round"}}]`
+	if _, err := apiextensionsClient(t, s1.ClientConfig).ApiextensionsV1().CustomResourceDefinitions().Patch(ctx, "widgets.example.com", types.JSONPatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	s2 := testserver.Start(t, testserver.Options{DataDir: dir})
+	// No polling: ready means served.
+	got, err := dynamicClient(t, s2.ClientConfig).Resource(widgets).Namespace("default").Get(ctx, "kept", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("right after ready: %v", err)
+	}
+	spec, _ := got.Object["spec"].(map[string]interface{})
+	if spec["color"] != "blue" || spec["shape"] != "round" {
+		t.Errorf("spec = %v, want the default color written and the default shape read", spec)
+	}
+	disc := getJSON(t, s2.ClientConfig, "/apis/example.com/v1", "application/json")
+	if len(disc["resources"].([]interface{})) != 2 {
+		t.Errorf("discovery after restart: %v", disc)
+	}
+}
+
+// TestProtectedGroupsNeedApproval: CRDs in the Kubernetes project's groups
+// need the api-approved.kubernetes.io annotation, and say whether they
+// conform to the policy.
+func TestProtectedGroupsNeedApproval(t *testing.T) {
+	s := startKapi(t)
+	crds := apiextensionsClient(t, s.ClientConfig)
+	crd := referenceCRD(t)
+	crd.Name, crd.Spec.Group = "widgets.x.k8s.io", "x.k8s.io"
+	_, err := crds.ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), crd, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `protected groups must have approval annotation "api-approved.kubernetes.io"`) {
+		t.Fatalf("want the approval error, got %v", err)
+	}
+	crd.Annotations = map[string]string{"api-approved.kubernetes.io": "unapproved, experimental-only"}
+	createCRD(t, crds, crd)
+	got := waitForCondition(t, crds, crd.Name, apiextensionsv1.KubernetesAPIApprovalPolicyConformant, apiextensionsv1.ConditionFalse)
+	for _, c := range got.Status.Conditions {
+		if c.Type == apiextensionsv1.KubernetesAPIApprovalPolicyConformant && c.Reason != "UnapprovedAnnotation" {
+			t.Errorf("condition %+v", c)
+		}
 	}
 }
