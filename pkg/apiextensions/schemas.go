@@ -40,6 +40,12 @@ func compileSchemas(crd *apiextensionsv1.CustomResourceDefinition) (map[string]s
 		if err != nil {
 			return nil, nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
+		// Defaults are applied pruned, as kube-apiserver does: a default
+		// may not bring in fields the schema does not know.
+		s = s.DeepCopy()
+		if err := schema.PruneDefaults(s); err != nil {
+			return nil, nil, fmt.Errorf("version %s: %w", v.Name, err)
+		}
 		schemas[v.Name] = versionSchema{s}
 		sv, err := schema.NewValidator(v.Schema.OpenAPIV3Schema)
 		if err != nil {

@@ -267,35 +267,27 @@ func (c *validityChecker) stringValid(s string) bool {
 
 // numberValid checks the value against its type's range and the bounds,
 // with the value validator's own functions so that the semantics (integer
-// truncation of float bounds, float32 ranges...) are the same.
+// truncation of float bounds, float32 ranges...) are the same. A bound
+// that does not fit the type is itself reported by the value validator.
 func (c *validityChecker) numberValid(x interface{}) bool {
 	if !c.fitsType(x) {
 		return false
 	}
 	if c.multipleOf != nil {
-		if validate.IsValueValidAgainstRange(*c.multipleOf, c.numberType, c.numberFormat, "", "") == nil {
-			if validate.MultipleOfNativeType("", "", x, *c.multipleOf) != nil {
-				return false
-			}
-		} else if validate.MultipleOf("", "", asFloat64(x), *c.multipleOf) != nil {
+		if validate.IsValueValidAgainstRange(*c.multipleOf, c.numberType, c.numberFormat, "", "") != nil ||
+			validate.MultipleOfNativeType("", "", x, *c.multipleOf) != nil {
 			return false
 		}
 	}
 	if c.maximum != nil {
-		if validate.IsValueValidAgainstRange(*c.maximum, c.numberType, c.numberFormat, "", "") == nil {
-			if validate.MaximumNativeType("", "", x, *c.maximum, c.exclusiveMaximum) != nil {
-				return false
-			}
-		} else if validate.Maximum("", "", asFloat64(x), *c.maximum, c.exclusiveMaximum) != nil {
+		if validate.IsValueValidAgainstRange(*c.maximum, c.numberType, c.numberFormat, "", "") != nil ||
+			validate.MaximumNativeType("", "", x, *c.maximum, c.exclusiveMaximum) != nil {
 			return false
 		}
 	}
 	if c.minimum != nil {
-		if validate.IsValueValidAgainstRange(*c.minimum, c.numberType, c.numberFormat, "", "") == nil {
-			if validate.MinimumNativeType("", "", x, *c.minimum, c.exclusiveMinimum) != nil {
-				return false
-			}
-		} else if validate.Minimum("", "", asFloat64(x), *c.minimum, c.exclusiveMinimum) != nil {
+		if validate.IsValueValidAgainstRange(*c.minimum, c.numberType, c.numberFormat, "", "") != nil ||
+			validate.MinimumNativeType("", "", x, *c.minimum, c.exclusiveMinimum) != nil {
 			return false
 		}
 	}
@@ -313,16 +305,6 @@ func (c *validityChecker) fitsType(x interface{}) bool {
 		return true
 	}
 	return validate.IsValueValidAgainstRange(x, c.numberType, c.numberFormat, "", "") == nil
-}
-
-func asFloat64(x interface{}) float64 {
-	switch x := x.(type) {
-	case int64:
-		return float64(x)
-	case float64:
-		return x
-	}
-	return 0
 }
 
 func (c *validityChecker) listValid(l []interface{}) bool {

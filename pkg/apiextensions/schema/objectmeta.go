@@ -18,7 +18,7 @@ import (
 	kjson "sigs.k8s.io/json"
 )
 
-// typeAndObjectMetaFields are the fields of an embedded resource (and of
+// isTypeOrObjectMetaField reports the fields of an embedded resource (and of
 // the resource root) that belong to the server rather than to the schema.
 func isTypeOrObjectMetaField(name string) bool {
 	return name == "apiVersion" || name == "kind" || name == "metadata"

@@ -612,3 +612,29 @@ func TestNewValidatorRejectsRef(t *testing.T) {
 		t.Error("expected an error")
 	}
 }
+
+func TestValidatorIsSafeForConcurrentUse(t *testing.T) {
+	v, err := NewValidator(schemaFromYAML(t, `{type: object, properties: {s: {type: string, maxLength: 2, oneOf: [{pattern: "^a"}, {pattern: "^b"}]}, l: {type: array, x-kubernetes-list-type: set, items: {type: string}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := objectFromYAML(t, `{s: ab, l: [a, b]}`)
+	invalid := objectFromYAML(t, `{s: abc, l: [a, a]}`)
+	done := make(chan struct{})
+	for i := 0; i < 4; i++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for j := 0; j < 50; j++ {
+				if errs := v.Validate(nil, valid); len(errs) != 0 {
+					t.Errorf("valid object: %v", errs)
+				}
+				if errs := v.ValidateUpdate(nil, invalid, valid); len(errs) != 2 {
+					t.Errorf("invalid object: %v", errs)
+				}
+			}
+		}()
+	}
+	for i := 0; i < 4; i++ {
+		<-done
+	}
+}
