@@ -224,4 +224,3 @@ func keepMetadata(original, converted *unstructured.Unstructured) error {
 	converted.SetAnnotations(annotations)
 	return nil
 }
-
