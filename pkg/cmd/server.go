@@ -144,8 +144,8 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 		return nil, err
 	}
 	kube, err := controlplane.New(controlplane.Config{
-		RESTOptions:     restOptions,
-		SharedAdmission: sharedAdmission,
+		RESTOptions:           restOptions,
+		SharedAdmission:       sharedAdmission,
 		ServiceClusterIPRange: serviceNet,
 		ServiceNodePortRange:  utilnet.PortRange{Base: nodePortLow, Size: nodePortHigh - nodePortLow + 1},
 		OpenAPI:               openAPI,
