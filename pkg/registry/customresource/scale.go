@@ -12,7 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -128,6 +130,13 @@ func (u *scaleUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) 
 	if err != nil {
 		return nil, err
 	}
+	// The owners of the spec replicas are those of the scale's replicas:
+	// the field manager sees them, and what it records goes back to the
+	// custom resource's managedFields.
+	owners := managedfields.NewScaleHandler(cr.GetManagedFields(), cr.GroupVersionKind().GroupVersion(), u.rest.replicasPaths(cr))
+	if oldScale.ManagedFields, err = owners.ToSubresource(); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
 	obj, err := u.objInfo.UpdatedObject(ctx, oldScale)
 	if err != nil {
 		return nil, err
@@ -153,5 +162,29 @@ func (u *scaleUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) 
 	if err := unstructured.SetNestedField(cr.Object, int64(scale.Spec.Replicas), pathFields(u.rest.paths.SpecReplicasPath)...); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
+	managed, err := owners.ToParent(scale.ManagedFields)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	cr.SetManagedFields(managed)
 	return cr, nil
+}
+
+// replicasPaths maps the versions of the managedFields of a custom
+// resource to where the scale's replicas are. Every version of the CRD's
+// group is taken to keep them where this one does: the storage knows only
+// its own version, and entries of versions missing from the map would be
+// dropped.
+func (r *ScaleREST) replicasPaths(cr *unstructured.Unstructured) managedfields.ResourcePathMappings {
+	var path fieldpath.Path
+	for _, name := range pathFields(r.paths.SpecReplicasPath) {
+		path = append(path, fieldpath.PathElement{FieldName: &name})
+	}
+	paths := managedfields.ResourcePathMappings{cr.GetAPIVersion(): path}
+	for _, e := range cr.GetManagedFields() {
+		if gv, err := schema.ParseGroupVersion(e.APIVersion); err == nil && gv.Group == cr.GroupVersionKind().Group {
+			paths[e.APIVersion] = path
+		}
+	}
+	return paths
 }

@@ -59,6 +59,7 @@ func NewStorage(cfg Config, opts generic.RESTOptions) (*Storage, error) {
 		DefaultStrategy: generic.DefaultStrategy{Namespaced: cfg.Namespaced},
 		statusEnabled:   cfg.Status,
 		validator:       cfg.Validator,
+		apiVersion:      cfg.Kind.GroupVersion().String(),
 	}
 	fieldNames, fieldsFunc, err := selectableFields(cfg.SelectableFields)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
@@ -31,6 +32,16 @@ type strategy struct {
 	generic.DefaultStrategy
 	statusEnabled bool
 	validator     Validator
+	// apiVersion is the served version, which reset fields are given in.
+	apiVersion string
+}
+
+// GetResetFields is the status, when the status is a subresource.
+func (s strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	if !s.statusEnabled {
+		return nil
+	}
+	return generic.ResetFields(s.apiVersion, []string{"status"})
 }
 
 func (s strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
@@ -90,6 +101,12 @@ func (s strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) f
 // statusStrategy writes the status and keeps everything else of the
 // current object.
 type statusStrategy struct{ strategy }
+
+// GetResetFields is everything /status keeps: the metadata and the spec.
+// (Other top-level fields are kept too, but cannot be named in advance.)
+func (s statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields(s.apiVersion, []string{"metadata"}, []string{"spec"})
+}
 
 func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	u, oldU := obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured)

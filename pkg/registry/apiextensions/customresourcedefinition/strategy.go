@@ -10,6 +10,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -38,6 +39,11 @@ func (Strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	crd.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
 	crd.Generation = 1
 	addStorageVersion(crd)
+}
+
+// GetResetFields is the status, written through /status only.
+func (Strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("apiextensions.k8s.io/v1", []string{"status"})
 }
 
 func (Strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
@@ -86,6 +92,13 @@ func addStorageVersion(crd *apiextensionsv1.CustomResourceDefinition) {
 // statusStrategy writes the status and nothing else of the object but its
 // finalizers, which the cleanup controller removes through /status.
 type statusStrategy struct{ Strategy }
+
+// GetResetFields is what /status keeps: the spec, the labels, the
+// annotations and the owner references.
+func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("apiextensions.k8s.io/v1", []string{"spec"},
+		[]string{"metadata", "labels"}, []string{"metadata", "annotations"}, []string{"metadata", "ownerReferences"})
+}
 
 func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	crd, oldCRD := obj.(*apiextensionsv1.CustomResourceDefinition), old.(*apiextensionsv1.CustomResourceDefinition)

@@ -10,7 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -81,6 +83,13 @@ func (u *scaleUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) 
 	if err != nil {
 		return nil, err
 	}
+	// The owners of spec.replicas are those of the scale's replicas: the
+	// field manager sees them, and what it records goes back to the
+	// deployment's managedFields.
+	owners := managedfields.NewScaleHandler(d.ManagedFields, appsv1.SchemeGroupVersion, replicasPath)
+	if oldScale.ManagedFields, err = owners.ToSubresource(); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
 	obj, err := u.objInfo.UpdatedObject(ctx, oldScale)
 	if err != nil {
 		return nil, err
@@ -103,8 +112,14 @@ func (u *scaleUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) 
 		d.ResourceVersion = scale.ResourceVersion
 	}
 	d.Spec.Replicas = &scale.Spec.Replicas
+	if d.ManagedFields, err = owners.ToParent(scale.ManagedFields); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
 	return d, nil
 }
+
+// replicasPath is where the scale's replicas are in a deployment.
+var replicasPath = managedfields.ResourcePathMappings{"apps/v1": fieldpath.MakePathOrDie("spec", "replicas")}
 
 func validateScale(s *autoscalingv1.Scale) field.ErrorList {
 	var errs field.ErrorList

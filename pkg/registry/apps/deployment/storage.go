@@ -9,6 +9,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -25,6 +26,11 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	d := obj.(*appsv1.Deployment)
 	d.Status = appsv1.DeploymentStatus{}
 	d.Generation = 1
+}
+
+// GetResetFields is the status, written through /status only.
+func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("apps/v1", []string{"status"})
 }
 
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
@@ -45,6 +51,12 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 }
 
 type statusStrategy struct{ strategy }
+
+// GetResetFields is what /status keeps: the spec, the labels and the
+// annotations.
+func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("apps/v1", []string{"spec"}, []string{"metadata", "labels"}, []string{"metadata", "annotations"})
+}
 
 func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	d, oldD := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)

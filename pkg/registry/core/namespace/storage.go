@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -36,6 +37,12 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 		ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
 	}
 	setNameLabel(ns)
+}
+
+// GetResetFields is what updates keep: the status, written through
+// /status, and spec.finalizers, written through /finalize.
+func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("v1", []string{"status"}, []string{"spec", "finalizers"})
 }
 
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
@@ -71,6 +78,12 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 
 type statusStrategy struct{ strategy }
 
+// GetResetFields is what /status keeps: the spec, the labels and the
+// annotations.
+func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("v1", []string{"spec"}, []string{"metadata", "labels"}, []string{"metadata", "annotations"})
+}
+
 func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
 	ns.Spec = oldNS.Spec
@@ -83,12 +96,18 @@ func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object)
 
 type finalizeStrategy struct{ strategy }
 
+// GetResetFields is what /finalize keeps: all but spec.finalizers.
+func (finalizeStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("v1", []string{"metadata"}, []string{"status"})
+}
+
 func (finalizeStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
-	// Only spec.finalizers may change through /finalize.
-	finalizers := ns.Spec.Finalizers
+	// Only spec.finalizers may change through /finalize; the field
+	// manager recorded who changed them.
+	finalizers, managedFields := ns.Spec.Finalizers, ns.ManagedFields
 	*ns = *oldNS.DeepCopy()
-	ns.Spec.Finalizers = finalizers
+	ns.Spec.Finalizers, ns.ManagedFields = finalizers, managedFields
 }
 
 func (finalizeStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {

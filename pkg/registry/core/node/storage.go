@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -24,6 +25,11 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	// create where kube-apiserver keeps it.
 }
 
+// GetResetFields is the status, written through /status only.
+func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("v1", []string{"status"})
+}
+
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	obj.(*corev1.Node).Status = old.(*corev1.Node).Status
 }
@@ -37,6 +43,11 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 }
 
 type statusStrategy struct{ strategy }
+
+// GetResetFields is what /status keeps: the spec.
+func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("v1", []string{"spec"})
+}
 
 func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	obj.(*corev1.Node).Spec = old.(*corev1.Node).Spec

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -27,6 +28,11 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	pod := obj.(*corev1.Pod)
 	pod.Generation = 1
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(pod)}
+}
+
+// GetResetFields is the status, written through /status only.
+func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("v1", []string{"status"})
 }
 
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
@@ -69,11 +75,18 @@ type statusStrategy struct{ strategy }
 // StatusStrategy lets /status change the status and nothing else.
 var StatusStrategy = statusStrategy{Strategy}
 
+// GetResetFields is what /status keeps: the spec, the deletion timestamp
+// and the owner references (old kubelets wrote them wrong).
+func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("v1", []string{"spec"}, []string{"metadata", "deletionTimestamp"}, []string{"metadata", "ownerReferences"})
+}
+
 func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
 	pod.Spec = oldPod.Spec
 	pod.Generation = oldPod.Generation
 	pod.DeletionTimestamp = oldPod.DeletionTimestamp
+	pod.OwnerReferences = oldPod.OwnerReferences
 }
 
 func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {

@@ -37,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
@@ -59,6 +60,11 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	svc := obj.(*corev1.Service)
 	svc.Status = corev1.ServiceStatus{}
 	normalizeClusterIPs(svc, nil)
+}
+
+// GetResetFields is the status, written through /status only.
+func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("v1", []string{"status"})
 }
 
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
@@ -85,6 +91,11 @@ type statusStrategy struct{ strategy }
 // AllowCreateOnUpdate is false for /status: a Service is created only
 // through the paths that allocate for it.
 func (statusStrategy) AllowCreateOnUpdate() bool { return false }
+
+// GetResetFields is what /status keeps: the spec.
+func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("v1", []string{"spec"})
+}
 
 func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	obj.(*corev1.Service).Spec = old.(*corev1.Service).Spec
