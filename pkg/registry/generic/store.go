@@ -2,6 +2,7 @@ package generic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -457,6 +458,10 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 				}
 			}
 			result = obj
+			if dryRun {
+				// Nothing to write: stop the update before it creates.
+				return nil, errDryRunCreate
+			}
 			return obj, nil
 		}
 		if err := s.checkResourceVersion(m, res.ResourceVersion, name); err != nil {
@@ -483,6 +488,9 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		}
 		return obj, nil
 	})
+	if errors.Is(err, errDryRunCreate) {
+		return result, true, nil
+	}
 	if err != nil {
 		return nil, false, s.interpretError(err, name)
 	}
@@ -503,6 +511,10 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 	}
 	return out, created, nil
 }
+
+// errDryRunCreate stops the storage update of a dry run that would create
+// the object (a PUT or an apply of a missing object).
+var errDryRunCreate = errors.New("dry run: not creating")
 
 // checkResourceVersion enforces optimistic concurrency: an update names
 // the version it was computed from, or the resource must allow

@@ -174,6 +174,14 @@ func TestDryRunWritesNothing(t *testing.T) {
 	if _, err := s.Get(ctx, "a", &metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("dry-run create was stored: %v", err)
 	}
+	// An update that creates (a server-side apply) creates nothing either.
+	out, created, err := s.Update(ctx, "a", rest.DefaultUpdatedObjectInfo(newConfigMap("a")), nil, nil, true, &metav1.UpdateOptions{DryRun: dry})
+	if err != nil || !created || out.(*corev1.ConfigMap).UID == "" {
+		t.Fatalf("dry-run create on update: %v, created %v, %v", out, created, err)
+	}
+	if _, err := s.Get(ctx, "a", &metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("dry-run create on update was stored: %v", err)
+	}
 
 	first := create(t, s, newConfigMap("a"))
 	if _, err := s.Create(ctx, newConfigMap("a"), nil, &metav1.CreateOptions{DryRun: dry}); !apierrors.IsAlreadyExists(err) {
@@ -181,7 +189,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	}
 	next := first.DeepCopy()
 	next.Data["k"] = "dry"
-	out, _, err := s.Update(ctx, "a", rest.DefaultUpdatedObjectInfo(next), nil, nil, false, &metav1.UpdateOptions{DryRun: dry})
+	out, _, err = s.Update(ctx, "a", rest.DefaultUpdatedObjectInfo(next), nil, nil, false, &metav1.UpdateOptions{DryRun: dry})
 	if err != nil || out.(*corev1.ConfigMap).Data["k"] != "dry" {
 		t.Fatalf("dry-run update answers with the would-be object: %v %v", out, err)
 	}
