@@ -21,6 +21,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
@@ -251,6 +252,7 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 			Convertor:           codecs,
 			Defaulter:           codecs,
 			VerbOrder:           crVerbOrder,
+			TypeConverter:       fieldmanager.CRDTypeConverter(crd),
 		}
 		gvh, err := agv.Install()
 		if err != nil {

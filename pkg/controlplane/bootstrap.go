@@ -36,13 +36,28 @@ func systemNamespacesHook(namespaces *namespace.REST) server.PostStartHookFunc {
 	return func(hctx server.PostStartHookContext) error {
 		ctx := request.WithNamespace(hctx.Context, "")
 		for _, name := range systemNamespaces {
-			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, ManagedFields: systemNamespaceManagedFields()}}
 			if _, err := namespaces.Create(ctx, ns, nil, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("creating namespace %s: %w", name, err)
 			}
 		}
 		return nil
 	}
+}
+
+// systemNamespaceManagedFields is what kube-apiserver records of the
+// system namespaces it creates: itself as the writer of the name label,
+// the one field of theirs the field manager sees (it is defaulted).
+func systemNamespaceManagedFields() []metav1.ManagedFieldsEntry {
+	now := metav1.Now().Rfc3339Copy()
+	return []metav1.ManagedFieldsEntry{{
+		Manager:    "kube-apiserver",
+		Operation:  metav1.ManagedFieldsOperationUpdate,
+		APIVersion: "v1",
+		Time:       &now,
+		FieldsType: "FieldsV1",
+		FieldsV1:   &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/metadata.name":{}}}}`)},
+	}}
 }
 
 // kubernetesEndpointsHook points the default/kubernetes Endpoints at this

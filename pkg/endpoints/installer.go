@@ -14,9 +14,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
@@ -50,6 +52,25 @@ type APIGroupVersion struct {
 	// VerbOrder, if set, is the order of the verbs in discovery; they are
 	// sorted otherwise.
 	VerbOrder []string
+
+	// TypeConverter knows the structure of the served kinds, for the
+	// field managers that record managedFields and merge server-side
+	// apply patches. Nil means that of the Go types of Scheme (see
+	// fieldmanager.SchemeTypeConverter), unless Typer is set: kinds
+	// without Go type (custom resources) need theirs given.
+	TypeConverter managedfields.TypeConverter
+}
+
+// typeConverter is the group version's type converter, or nil when its
+// writes are not tracked.
+func (g *APIGroupVersion) typeConverter() managedfields.TypeConverter {
+	if g.TypeConverter != nil {
+		return g.TypeConverter
+	}
+	if g.Typer == nil && g.Scheme != nil {
+		return fieldmanager.SchemeTypeConverter(g.Scheme)
+	}
+	return nil
 }
 
 func (g *APIGroupVersion) typer() runtime.ObjectTyper {
@@ -168,6 +189,9 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 		Admission:           g.Admission,
 		MaxRequestBodyBytes: g.MaxRequestBodyBytes,
 	}
+	if scope.FieldManager, err = g.fieldManager(storage, scope); err != nil {
+		return nil, metav1.APIResource{}, err
+	}
 
 	vh := &verbHandlers{namespaced: namespaced, byVerb: map[string]http.Handler{}}
 	getter, isGetter := storage.(rest.Getter)
@@ -240,6 +264,32 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 		}
 	}
 	return vh, res, nil
+}
+
+// fieldManager returns the field manager of an endpoint that writes, or
+// nil. It ignores the fields the storage resets (the status of the
+// resource, the spec on /status).
+func (g *APIGroupVersion) fieldManager(storage rest.Storage, scope *handlers.RequestScope) (*managedfields.FieldManager, error) {
+	tc := g.typeConverter()
+	_, creates := storage.(rest.Creater)
+	_, updates := storage.(rest.Updater)
+	if tc == nil || !creates && !updates {
+		return nil, nil
+	}
+	cfg := fieldmanager.Config{
+		TypeConverter: tc,
+		Convertor:     scope.Convertor,
+		Defaulter:     scope.Defaulter,
+		Creater:       scope.Creater,
+		Typer:         scope.Typer,
+		Kind:          scope.Kind,
+		Hub:           scope.HubGroupVersion,
+		Subresource:   scope.Subresource,
+	}
+	if p, ok := storage.(rest.ResetFieldsProvider); ok {
+		cfg.ResetFields = p.GetResetFields()
+	}
+	return fieldmanager.New(cfg)
 }
 
 // orDefault is v unless it is nil.

@@ -2,8 +2,11 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
@@ -26,11 +29,15 @@ func (u *admittedUpdate) UpdatedObject(ctx context.Context, old runtime.Object) 
 	if err != nil {
 		return nil, err
 	}
+	// The object names itself; a PUT or PATCH may not rename it.
+	if m, err := meta.Accessor(obj); err == nil && m.GetName() != u.name {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), u.name))
+	}
 	op := admission.Update
 	if old == nil {
 		op = admission.Create
 	}
-	if err := u.scope.admit(ctx, u.scope.admissionAttributes(ctx, u.name, op, obj, old, u.dryRun)); err != nil {
+	if err := u.scope.admitWrite(ctx, u.scope.admissionAttributes(ctx, u.name, op, obj, old, u.dryRun)); err != nil {
 		return nil, err
 	}
 	return obj, nil

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"mime"
 	"net/http"
@@ -9,10 +10,13 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/negotiation"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -23,7 +27,9 @@ const maxJSONPatchOperations = 10000
 
 // PatchResource serves PATCH of one object: a JSON patch, a JSON merge
 // patch or a strategic merge patch applied to the current object in the
-// addressed version.
+// addressed version, or a server-side apply (application/apply-patch+yaml)
+// merged into it by the field manager, which creates the object if it
+// does not exist.
 func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, name, err := s.requestContext(r)
@@ -31,7 +37,7 @@ func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge
 			s.writeError(w, r, err)
 			return
 		}
-		pt, err := patchType(r, supportsStrategicMerge)
+		pt, err := patchType(r, supportsStrategicMerge, s.FieldManager != nil)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -41,12 +47,16 @@ func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge
 			s.writeError(w, r, err)
 			return
 		}
-		if errs := validateDryRun(opts.DryRun); len(errs) > 0 {
+		if errs := metav1validation.ValidatePatchOptions(opts, pt); len(errs) > 0 {
 			s.writeError(w, r, apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("PatchOptions").GroupKind(), "", errs))
 			return
 		}
 		patch, err := s.readBody(r)
 		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if err := checkPatchSyntax(patch, pt); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
@@ -56,20 +66,34 @@ func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge
 			return
 		}
 		dryRun := len(opts.DryRun) > 0
-		p := &patchedObject{scope: s, patchType: pt, patch: patch, validation: validation}
-		info := &admittedUpdate{scope: s, name: name, dryRun: dryRun, next: p}
+		var next rest.UpdatedObjectInfo
+		forceAllowCreate := false
+		if pt == types.ApplyYAMLPatchType {
+			next = &appliedObject{scope: s, name: name, patch: patch, options: opts, validation: validation}
+			forceAllowCreate = true
+		} else {
+			next = &trackedUpdate{scope: s, manager: fieldmanager.ManagerName(opts.FieldManager, r.UserAgent()),
+				next: &patchedObject{scope: s, patchType: pt, patch: patch, validation: validation}}
+		}
+		info := &admittedUpdate{scope: s, name: name, dryRun: dryRun, next: next}
 		updateOpts := &metav1.UpdateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation}
-		out, _, err := patcher.Update(ctx, name, info, s.validateCreate(name, dryRun), s.validateUpdate(name, dryRun), false, updateOpts)
+		out, created, err := patcher.Update(ctx, name, info, s.validateCreate(name, dryRun), s.validateUpdate(name, dryRun), forceAllowCreate, updateOpts)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		s.writeObject(ctx, w, r, http.StatusOK, out, false)
+		code := http.StatusOK
+		if created {
+			code = http.StatusCreated
+		}
+		s.writeObject(ctx, w, r, code, out, false)
 	}
 }
 
 // patchType returns the request's patch type, or kube-apiserver's 415.
-func patchType(r *http.Request, supportsStrategicMerge bool) (types.PatchType, error) {
+// Strategic merge needs the patch strategies of Go types; apply needs a
+// field manager.
+func patchType(r *http.Request, supportsStrategicMerge, supportsApply bool) (types.PatchType, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
 		return "", negotiation.NewUnsupportedPatchTypeError()
@@ -81,8 +105,27 @@ func patchType(r *http.Request, supportsStrategicMerge bool) (types.PatchType, e
 		if supportsStrategicMerge {
 			return pt, nil
 		}
+	case types.ApplyYAMLPatchType:
+		if supportsApply {
+			return pt, nil
+		}
 	}
 	return "", negotiation.NewUnsupportedPatchTypeError()
+}
+
+// checkPatchSyntax rejects a patch that is not JSON (YAML for apply)
+// before anything is done with it, as kube-apiserver does.
+func checkPatchSyntax(patch []byte, pt types.PatchType) error {
+	if pt == types.ApplyYAMLPatchType {
+		if _, err := yaml.ToJSON(patch); err != nil {
+			return apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
+		}
+		return nil
+	}
+	if !json.Valid(patch) {
+		return apierrors.NewBadRequest("invalid JSON patch")
+	}
+	return nil
 }
 
 // patchedObject computes the new object of a PATCH from the current one.

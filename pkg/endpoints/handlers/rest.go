@@ -9,9 +9,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -141,7 +143,7 @@ func CreateResource(creater rest.Creater, s *RequestScope) http.HandlerFunc {
 			s.writeError(w, r, err)
 			return
 		}
-		if errs := validateDryRun(opts.DryRun); len(errs) > 0 {
+		if errs := metav1validation.ValidateCreateOptions(opts); len(errs) > 0 {
 			s.writeError(w, r, apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("CreateOptions").GroupKind(), "", errs))
 			return
 		}
@@ -153,8 +155,12 @@ func CreateResource(creater rest.Creater, s *RequestScope) http.HandlerFunc {
 		if m, err := meta.Accessor(obj); err == nil && name == "" {
 			name = m.GetName()
 		}
+		if obj, err = s.trackWrite(nil, obj, fieldmanager.ManagerName(opts.FieldManager, r.UserAgent())); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		dryRun := len(opts.DryRun) > 0
-		if err := s.admit(ctx, s.admissionAttributes(ctx, name, admission.Create, obj, nil, dryRun)); err != nil {
+		if err := s.admitWrite(ctx, s.admissionAttributes(ctx, name, admission.Create, obj, nil, dryRun)); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
@@ -180,7 +186,7 @@ func UpdateResource(updater rest.Updater, s *RequestScope) http.HandlerFunc {
 			s.writeError(w, r, err)
 			return
 		}
-		if errs := validateDryRun(opts.DryRun); len(errs) > 0 {
+		if errs := metav1validation.ValidateUpdateOptions(opts); len(errs) > 0 {
 			s.writeError(w, r, apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("UpdateOptions").GroupKind(), "", errs))
 			return
 		}
@@ -190,7 +196,8 @@ func UpdateResource(updater rest.Updater, s *RequestScope) http.HandlerFunc {
 			return
 		}
 		dryRun := len(opts.DryRun) > 0
-		info := &admittedUpdate{scope: s, name: name, dryRun: dryRun, next: rest.DefaultUpdatedObjectInfo(obj)}
+		tracked := &trackedUpdate{scope: s, manager: fieldmanager.ManagerName(opts.FieldManager, r.UserAgent()), next: rest.DefaultUpdatedObjectInfo(obj)}
+		info := &admittedUpdate{scope: s, name: name, dryRun: dryRun, next: tracked}
 		out, created, err := updater.Update(ctx, name, info, s.validateCreate(name, dryRun), s.validateUpdate(name, dryRun), false, opts)
 		if err != nil {
 			s.writeError(w, r, err)

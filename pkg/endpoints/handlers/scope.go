@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
@@ -51,6 +52,10 @@ type RequestScope struct {
 
 	TableConvertor rest.TableConvertor
 	Admission      admission.Interface
+	// FieldManager records the writers of objects in managedFields and
+	// merges apply patches. Nil leaves managedFields as clients send them
+	// and refuses apply patches.
+	FieldManager *managedfields.FieldManager
 
 	MaxRequestBodyBytes int64
 }

@@ -1,0 +1,148 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+// Every write records its writer in metadata.managedFields, as
+// kube-apiserver does: the handlers hand the object to the scope's field
+// manager before mutating admission and the storage see it, so that what
+// the strategies then set (status cleared, uid, generation) is not
+// recorded as the client's. Creates and updates are "Update" operations
+// of the manager the request names, or of its User-Agent; apply patches
+// are "Apply" operations, merged into the current object by the field
+// manager itself.
+
+// trackWrite records manager as the writer of the fields obj changes from
+// live (nil on a create). The object is obj itself, or the live object's
+// managedFields are kept if they cannot be computed.
+func (s *RequestScope) trackWrite(live, obj runtime.Object, manager string) (runtime.Object, error) {
+	if s.FieldManager == nil {
+		return obj, nil
+	}
+	if live == nil {
+		empty, err := s.Creater.New(s.Kind)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		live = empty
+	}
+	return s.FieldManager.UpdateNoErrors(live, obj, manager), nil
+}
+
+// trackedUpdate records the writer of the object an update computes from
+// the current one.
+type trackedUpdate struct {
+	scope   *RequestScope
+	manager string
+	next    rest.UpdatedObjectInfo
+}
+
+func (u *trackedUpdate) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	obj, err := u.next.UpdatedObject(ctx, old)
+	if err != nil {
+		return nil, err
+	}
+	return u.scope.trackWrite(old, obj, u.manager)
+}
+
+// appliedObject computes the object of a server-side apply: the patch, a
+// partial object in YAML (or JSON), merged into the current object, or
+// into an empty one when there is none (apply creates).
+type appliedObject struct {
+	scope      *RequestScope
+	name       string
+	patch      []byte
+	options    *metav1.PatchOptions
+	validation string
+}
+
+func (p *appliedObject) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	s := p.scope
+	live := old
+	if live == nil {
+		empty, err := s.Creater.New(s.Kind)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		live = empty
+	}
+	patchObj := &unstructured.Unstructured{Object: map[string]any{}}
+	if err := yaml.Unmarshal(p.patch, &patchObj.Object); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	}
+	force := p.options.Force != nil && *p.options.Force
+	obj, err := s.FieldManager.Apply(live, patchObj, p.options.FieldManager, force)
+	if err != nil {
+		return nil, err
+	}
+	// An unknown field fails the apply itself; what strict decoding adds
+	// is duplicate fields.
+	if p.validation != metav1.FieldValidationIgnore {
+		if err := yaml.UnmarshalStrict(p.patch, &map[string]any{}); err != nil {
+			if p.validation == metav1.FieldValidationStrict {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
+			}
+			warning.AddWarning(ctx, err.Error())
+		}
+	}
+	if old == nil {
+		// A uid names an object that exists: applying one that does not
+		// is a conflict, not a create.
+		if m, err := meta.Accessor(obj); err == nil && m.GetUID() != "" {
+			return nil, apierrors.NewConflict(s.qualifiedResource(), p.name,
+				fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", m.GetUID()))
+		}
+	}
+	withoutKind(obj)
+	return obj, nil
+}
+
+// withoutKind clears the kind the field manager's conversions leave on a
+// typed object, as decoding does: typed objects get their kind from their
+// Go type when encoded. Unstructured objects keep theirs.
+func withoutKind(obj runtime.Object) {
+	if _, unstructured := obj.(runtime.Unstructured); !unstructured {
+		obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	}
+}
+
+// invalidManagedFieldsWarning is kube-apiserver's warning when mutating
+// admission left managedFields it cannot read; they are restored.
+const invalidManagedFieldsWarning = ".metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: %v"
+
+// admitWrite runs mutating admission on a write, restoring the
+// managedFields the field manager recorded if admission broke them.
+func (s *RequestScope) admitWrite(ctx context.Context, a *admission.Attributes) error {
+	if s.Admission == nil {
+		return nil
+	}
+	m, err := meta.Accessor(a.Object)
+	if s.FieldManager == nil || err != nil {
+		return s.admit(ctx, a)
+	}
+	before := slices.Clone(m.GetManagedFields())
+	if err := s.admit(ctx, a); err != nil {
+		return err
+	}
+	if err := managedfields.ValidateManagedFields(m.GetManagedFields()); err != nil {
+		m.SetManagedFields(before)
+		warning.AddWarning(ctx, fmt.Sprintf(invalidManagedFieldsWarning, err))
+	}
+	return nil
+}
