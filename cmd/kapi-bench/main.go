@@ -11,6 +11,9 @@
 //	                             time until all are delivered
 //	kapi-bench [flags] biglist   the server's peak RSS during one unpaged
 //	                             list of many configmaps
+//	kapi-bench [flags] crd       CustomResourceDefinitions: time until
+//	                             served, restart and discovery with many
+//	                             installed, custom resource throughput
 //	kapi-bench [flags] all       startup, then api against a kapi it starts
 //
 // api, watch and biglist measure the server of --kubeconfig or, without
@@ -47,10 +50,11 @@ type options struct {
 	api        apiOptions
 	watch      watchOptions
 	biglist    biglistOptions
+	crd        crdOptions
 	keepWork   bool
 }
 
-const usageText = `Usage: kapi-bench [flags] startup|api|watch|biglist|all
+const usageText = `Usage: kapi-bench [flags] startup|api|watch|biglist|crd|all
 
   startup  start --kapi-binary --repeat times on a fresh data dir and once on an
            existing one: time to /readyz, idle RSS, SIGTERM shutdown time
@@ -61,6 +65,11 @@ const usageText = `Usage: kapi-bench [flags] startup|api|watch|biglist|all
            watcher has every event, delivery latency, failed watchers
   biglist  create --n (default 50000) small configmaps, then the server's peak
            RSS during one unpaged list of them all, in json and protobuf
+  crd      against kapis it starts from --kapi-binary on one data dir: time from
+           creating a CRD to its resources being served; --crds CRDs installed,
+           then a restart: time to /readyz, idle RSS, discovery of /apis, one
+           more CRD until discovery and OpenAPI show it; create and list of
+           --n custom resources beside --n configmaps
   all      startup, then api against a fresh kapi started from --kapi-binary
 
 api, watch and biglist run against --kubeconfig, or, without it, against a
@@ -86,7 +95,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&s.binary, "kapi-binary", "", "built kapi binary to start (startup, all; api, watch and biglist without --kubeconfig)")
 	fs.StringArrayVar(&s.extraArgs, "kapi-arg", nil, "extra argument for kapi, after the bench's --data-dir, --bind-address and --secure-port; repeatable")
 	fs.DurationVar(&s.idle, "idle", 5*time.Second, "how long kapi idles after /readyz before its RSS is read")
-	fs.DurationVar(&s.poll, "poll", 5*time.Millisecond, "interval between GET /readyz probes while kapi starts")
+	fs.DurationVar(&s.poll, "poll", 5*time.Millisecond, "interval between GET /readyz probes while kapi starts (crd: and between the polls of a CRD's state)")
 	fs.DurationVar(&s.startupTimeout, "startup-timeout", 60*time.Second, "give up on a start after this long")
 	fs.DurationVar(&s.shutdownTimeout, "shutdown-timeout", 60*time.Second, "kill kapi if it has not exited this long after SIGTERM")
 	fs.StringVar(&s.workDir, "work-dir", "", "parent of the temporary dir for data dirs and kapi logs (default: the system temp dir)")
@@ -118,6 +127,7 @@ func parseFlags(args []string) (*options, error) {
 
 	b := &o.biglist
 	fs.DurationVar(&b.interval, "rss-interval", 5*time.Millisecond, "biglist: interval between samples of the server's VmRSS")
+	addCRDFlags(fs, &o.crd)
 	settle := fs.Duration("settle", 2*time.Second, "watch, biglist: pause before each fan-out and each big list, for the server to finish earlier work")
 
 	if err := fs.Parse(args); err != nil {
@@ -125,7 +135,7 @@ func parseFlags(args []string) (*options, error) {
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return nil, errors.New("exactly one mode is needed: startup, api, watch, biglist or all")
+		return nil, errors.New("exactly one mode is needed: startup, api, watch, biglist, crd or all")
 	}
 	o.mode = fs.Arg(0)
 	s.repeat, a.repeat = *repeat, *repeat
@@ -133,7 +143,7 @@ func parseFlags(args []string) (*options, error) {
 	b.settle = *settle
 
 	switch o.mode {
-	case "startup", "all":
+	case "startup", "all", "crd":
 		if s.binary == "" {
 			return nil, fmt.Errorf("%s needs --kapi-binary", o.mode)
 		}
@@ -168,6 +178,15 @@ func parseFlags(args []string) (*options, error) {
 	}
 	if w.writeRate < 0 {
 		return nil, errors.New("--write-rate must not be negative")
+	}
+	if o.mode == "crd" {
+		// Memory settles slower after a thousand CRDs than after a start.
+		if !fs.Changed("idle") {
+			s.idle = 10 * time.Second
+		}
+		if err := o.crd.validate(); err != nil {
+			return nil, err
+		}
 	}
 	if b.interval <= 0 {
 		return nil, errors.New("--rss-interval must be positive")
@@ -230,6 +249,9 @@ func run(ctx context.Context, o *options, p *printer) error {
 		defer os.RemoveAll(work)
 	}
 	o.startup.workDir = work
+	if o.mode == "crd" {
+		return runCRD(ctx, o, p)
+	}
 	if serverMode {
 		return runOnKapi(ctx, o, p)
 	}
