@@ -6,6 +6,7 @@ package discovery
 
 import (
 	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/base64"
 	"fmt"
 	"sort"
@@ -14,6 +15,7 @@ import (
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 )
@@ -117,6 +119,54 @@ type documents struct {
 	resourceLists  map[schema.GroupVersion]*metav1.APIResourceList // /apis/<g>/<v>, /api/v1
 	aggregatedAPI  *apidiscoveryv2.APIGroupDiscoveryList           // /api, aggregated
 	aggregatedAPIs *apidiscoveryv2.APIGroupDiscoveryList           // /apis, aggregated
+
+	// encoded are the aggregated documents as sent, by document and media
+	// type, encoded on first request. With a thousand CRDs /apis is half
+	// a megabyte, and every kubectl whose discovery cache is stale asks
+	// for it: encoding and hashing it once per change, not per request,
+	// is most of the cost of answering.
+	encodedMu sync.Mutex
+	encoded   map[encodingKey]*encodedDocument
+}
+
+type encodingKey struct {
+	list      *apidiscoveryv2.APIGroupDiscoveryList
+	mediaType string
+}
+
+// encodedDocument is one encoding of an aggregated document and its ETag.
+type encodedDocument struct {
+	once sync.Once
+	body []byte
+	etag string
+	err  error
+}
+
+// encodedAggregated returns the encoding of list (one of d's aggregated
+// documents) by ser, made once per media type.
+func (d *documents) encodedAggregated(list *apidiscoveryv2.APIGroupDiscoveryList, mediaType string, ser runtime.Encoder) *encodedDocument {
+	key := encodingKey{list, mediaType}
+	d.encodedMu.Lock()
+	if d.encoded == nil {
+		d.encoded = map[encodingKey]*encodedDocument{}
+	}
+	e, ok := d.encoded[key]
+	if !ok {
+		e = &encodedDocument{}
+		d.encoded[key] = e
+	}
+	d.encodedMu.Unlock()
+	e.once.Do(func() {
+		// The list is shared by every request and already carries its
+		// apiVersion and kind: encode it as is. A versioning encoder
+		// would set its kind while encoding, a data race between
+		// requests.
+		e.body, e.err = runtime.Encode(ser, list)
+		if e.err == nil {
+			e.etag = fmt.Sprintf("%q", fmt.Sprintf("%X", sha512.Sum512(e.body)))
+		}
+	})
+	return e
 }
 
 func (r *Registry) docs() *documents {

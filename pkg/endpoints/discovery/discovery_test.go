@@ -534,6 +534,47 @@ func TestAggregatedETag(t *testing.T) {
 	})
 }
 
+// TestAggregatedEncodedOncePerChange: the aggregated documents are
+// encoded once per state of the registry and media type, and concurrent
+// first requests share that one encoding.
+func TestAggregatedEncodedOncePerChange(t *testing.T) {
+	reg := referenceRegistry()
+	d := reg.docs()
+	info, ok := runtime.SerializerInfoForMediaType(discoveryCodecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	if !ok {
+		t.Fatal("no JSON serializer")
+	}
+	json := info.Serializer
+	var wg sync.WaitGroup
+	docs := make([]*encodedDocument, 8)
+	for i := range docs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			docs[i] = d.encodedAggregated(d.aggregatedAPIs, "application/json", json)
+		}()
+	}
+	wg.Wait()
+	for _, doc := range docs[1:] {
+		if doc != docs[0] {
+			t.Fatal("concurrent requests encoded the document more than once")
+		}
+	}
+	if len(docs[0].body) == 0 || docs[0].err != nil {
+		t.Fatalf("encoded %d bytes, %v", len(docs[0].body), docs[0].err)
+	}
+	if core := d.encodedAggregated(d.aggregatedAPI, "application/json", json); core == docs[0] {
+		t.Error("/api and /apis share an encoding")
+	}
+	if yaml := d.encodedAggregated(d.aggregatedAPIs, "application/yaml", json); yaml == docs[0] {
+		t.Error("two media types share an encoding")
+	}
+	reg.Remove(schema.GroupVersion{Group: "apps", Version: "v1"})
+	if reg.docs() == d {
+		t.Fatal("a change kept the documents and their encodings")
+	}
+}
+
 // TestProtobufDecodes: every document a client may ask for in protobuf
 // decodes into the same object as its JSON form.
 func TestProtobufDecodes(t *testing.T) {

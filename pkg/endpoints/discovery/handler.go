@@ -1,7 +1,6 @@
 package discovery
 
 import (
-	"crypto/sha512"
 	"fmt"
 	"net"
 	"net/http"
@@ -42,7 +41,7 @@ type Handler struct {
 // ServeLegacyRoot serves /api.
 func (h *Handler) ServeLegacyRoot(w http.ResponseWriter, r *http.Request) {
 	d := h.Registry.docs()
-	if h.serveAggregated(w, r, d.aggregatedAPI) {
+	if h.serveAggregated(w, r, d, d.aggregatedAPI) {
 		return
 	}
 	versions := &metav1.APIVersions{
@@ -58,7 +57,7 @@ func (h *Handler) ServeLegacyRoot(w http.ResponseWriter, r *http.Request) {
 // ServeGroups serves /apis.
 func (h *Handler) ServeGroups(w http.ResponseWriter, r *http.Request) {
 	d := h.Registry.docs()
-	if h.serveAggregated(w, r, d.aggregatedAPIs) {
+	if h.serveAggregated(w, r, d, d.aggregatedAPIs) {
 		return
 	}
 	writeDocument(w, r, &metav1.APIGroupList{
@@ -91,9 +90,9 @@ func (h *Handler) ServeResources(w http.ResponseWriter, r *http.Request, gv sche
 	return true
 }
 
-// serveAggregated answers with the aggregated document if the client asks
-// for it, and reports whether it did.
-func (h *Handler) serveAggregated(w http.ResponseWriter, r *http.Request, list *apidiscoveryv2.APIGroupDiscoveryList) bool {
+// serveAggregated answers with the aggregated document list of d if the
+// client asks for it, and reports whether it did.
+func (h *Handler) serveAggregated(w http.ResponseWriter, r *http.Request, d *documents, list *apidiscoveryv2.APIGroupDiscoveryList) bool {
 	info, opts, err := negotiation.NegotiateOutput(r, discoveryCodecs.SupportedMediaTypes(), func(o negotiation.MediaTypeOptions) bool {
 		return o.Convert == "APIGroupDiscoveryList" && o.ConvertGroup == apidiscoveryv2.SchemeGroupVersion.Group &&
 			o.ConvertVersion == apidiscoveryv2.SchemeGroupVersion.Version
@@ -101,26 +100,22 @@ func (h *Handler) serveAggregated(w http.ResponseWriter, r *http.Request, list *
 	if err != nil || opts.Convert == "" {
 		return false
 	}
-	// The list is shared by every request and already carries its
-	// apiVersion and kind: encode it as is. A versioning encoder would
-	// set its kind while encoding, a data race between requests.
-	body, err := runtime.Encode(info.Serializer, list)
-	if err != nil {
-		responsewriters.WriteErrorStatus(w, r, err)
+	doc := d.encodedAggregated(list, info.MediaType, info.Serializer)
+	if doc.err != nil {
+		responsewriters.WriteErrorStatus(w, r, doc.err)
 		return true
 	}
-	etag := fmt.Sprintf("%q", fmt.Sprintf("%X", sha512.Sum512(body)))
 	w.Header().Set("Vary", "Accept")
 	w.Header().Set("Cache-Control", "public")
-	w.Header().Set("ETag", etag)
+	w.Header().Set("ETag", doc.etag)
 	w.Header().Set("Content-Type", fmt.Sprintf("%s;g=%s;v=%s;as=APIGroupDiscoveryList", info.MediaType,
 		apidiscoveryv2.SchemeGroupVersion.Group, apidiscoveryv2.SchemeGroupVersion.Version))
-	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, etag) {
+	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, doc.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return true
 	}
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	_, _ = w.Write(doc.body)
 	return true
 }
 
