@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -219,7 +220,7 @@ func (s *RequestScope) streamList(w http.ResponseWriter, info runtime.Serializer
 	if gvks[0].GroupVersion() != gv {
 		return false // conversion to another version goes the long way
 	}
-	if _, _, ok := listParts(obj); !ok {
+	if !streamable(obj, gv) {
 		return false
 	}
 	w.Header().Set("Content-Type", info.MediaType)
@@ -229,6 +230,23 @@ func (s *RequestScope) streamList(w http.ResponseWriter, info runtime.Serializer
 		utilruntime.HandleError(fmt.Errorf("streaming %T: %w", obj, err))
 	}
 	return true
+}
+
+// streamable reports whether a list in version gv can be written item by
+// item: typed lists, and lists of custom resources whose items are all in
+// gv already (conversion of items goes the long way).
+func streamable(list runtime.Object, gv schema.GroupVersion) bool {
+	if u, ok := list.(*unstructured.UnstructuredList); ok {
+		version := gv.String()
+		for i := range u.Items {
+			if u.Items[i].GetAPIVersion() != version {
+				return false
+			}
+		}
+		return true
+	}
+	_, _, ok := listParts(list)
+	return ok
 }
 
 // writeError writes err as a Status in the negotiated encoding (JSON when
