@@ -123,8 +123,8 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 				return e, true
 			}), nil
 		},
-	}, &apiextensionsv1.CustomResourceDefinition{}, 0, cache.Indexers{})
-	lister := storeLister{informer.GetStore()}
+	}, &apiextensionsv1.CustomResourceDefinition{}, 0, cache.Indexers{byGroup: indexByGroup})
+	lister := storeLister{informer.GetIndexer()}
 	writeStatus := func(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) (*apiextensionsv1.CustomResourceDefinition, error) {
 		out, _, err := crds.Status.Update(ctx, crd.Name, rest.DefaultUpdatedObjectInfo(crd), nil, nil, false, &metav1.UpdateOptions{})
 		if err != nil {
@@ -204,8 +204,19 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 	return s, nil
 }
 
+// byGroup is the name of the informer's index of CRDs by API group.
+const byGroup = "group"
+
+func indexByGroup(obj interface{}) ([]string, error) {
+	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+	if !ok {
+		return nil, fmt.Errorf("%T is not a CustomResourceDefinition", obj)
+	}
+	return []string{crd.Spec.Group}, nil
+}
+
 // storeLister reads CRDs from the informer's store.
-type storeLister struct{ store cache.Store }
+type storeLister struct{ store cache.Indexer }
 
 func (l storeLister) Get(name string) (*apiextensionsv1.CustomResourceDefinition, bool) {
 	obj, ok, err := l.store.GetByKey(name)
@@ -215,8 +226,11 @@ func (l storeLister) Get(name string) (*apiextensionsv1.CustomResourceDefinition
 	return obj.(*apiextensionsv1.CustomResourceDefinition), true
 }
 
-func (l storeLister) List() []*apiextensionsv1.CustomResourceDefinition {
-	objs := l.store.List()
+func (l storeLister) ListGroup(group string) []*apiextensionsv1.CustomResourceDefinition {
+	objs, err := l.store.ByIndex(byGroup, group)
+	if err != nil {
+		return nil // the index exists: ByIndex fails only without it
+	}
 	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(objs))
 	for _, o := range objs {
 		out = append(out, o.(*apiextensionsv1.CustomResourceDefinition))

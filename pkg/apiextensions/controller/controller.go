@@ -26,7 +26,10 @@ import (
 // Lister reads the current CRDs.
 type Lister interface {
 	Get(name string) (*apiextensionsv1.CustomResourceDefinition, bool)
-	List() []*apiextensionsv1.CustomResourceDefinition
+	// ListGroup returns the CRDs of an API group. Names are decided
+	// within a group, and a server may have a thousand CRDs: no
+	// controller looks at all of them for a change of one.
+	ListGroup(group string) []*apiextensionsv1.CustomResourceDefinition
 }
 
 // StatusWriter writes the status (and finalizers) of a CRD, failing with a

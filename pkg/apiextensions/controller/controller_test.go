@@ -31,10 +31,12 @@ func (f *fakeCRDs) Get(name string) (*apiextensionsv1.CustomResourceDefinition, 
 	return c, ok
 }
 
-func (f *fakeCRDs) List() []*apiextensionsv1.CustomResourceDefinition {
+func (f *fakeCRDs) ListGroup(group string) []*apiextensionsv1.CustomResourceDefinition {
 	var out []*apiextensionsv1.CustomResourceDefinition
 	for _, c := range f.byName {
-		out = append(out, c)
+		if c.Spec.Group == group {
+			out = append(out, c)
+		}
 	}
 	return out
 }

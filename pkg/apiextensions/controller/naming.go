@@ -41,8 +41,8 @@ func NewNaming(lister Lister, write StatusWriter, builtin func(group, resource s
 // its group: a name it gave up may be what another one waits for.
 func (n *Naming) Changed(crd *apiextensionsv1.CustomResourceDefinition) {
 	n.Add(crd.Name)
-	for _, other := range n.lister.List() {
-		if other.Spec.Group == crd.Spec.Group && other.Name != crd.Name {
+	for _, other := range n.lister.ListGroup(crd.Spec.Group) {
+		if other.Name != crd.Name {
 			n.Add(other.Name)
 		}
 	}
@@ -74,8 +74,8 @@ func (n *Naming) sync(ctx context.Context, name string) error {
 		n.established(updated.Name)
 	}
 	// Names this CRD released may unblock another of its group.
-	for _, other := range n.lister.List() {
-		if other.Spec.Group == crd.Spec.Group && other.Name != crd.Name {
+	for _, other := range n.lister.ListGroup(crd.Spec.Group) {
+		if other.Name != crd.Name {
 			n.Add(other.Name)
 		}
 	}
@@ -157,8 +157,8 @@ func (n *Naming) decide(crd *apiextensionsv1.CustomResourceDefinition) (apiexten
 // names) and kinds accepted for the other CRDs of crd's group.
 func (n *Naming) namesTakenInGroup(crd *apiextensionsv1.CustomResourceDefinition) (resources, kinds sets.Set[string]) {
 	resources, kinds = sets.New[string](), sets.New[string]()
-	for _, other := range n.lister.List() {
-		if other.Spec.Group != crd.Spec.Group || other.Name == crd.Name {
+	for _, other := range n.lister.ListGroup(crd.Spec.Group) {
+		if other.Name == crd.Name {
 			continue
 		}
 		a := other.Status.AcceptedNames
