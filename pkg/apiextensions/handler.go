@@ -86,16 +86,46 @@ type crdHandler struct {
 	mu sync.Mutex // serializes changes
 	// byName is every CRD being served, by CRD name.
 	byName map[string]*servedCRD
-	// routes maps a group version and resource to what serves it. It is
-	// replaced, never modified, so requests read it without a lock.
-	routes atomic.Pointer[map[schema.GroupVersion]map[string]*servedCRD]
+	// byGroup is byName by API group then CRD name: a change of one CRD
+	// republishes the versions of its group only, so that installing a
+	// thousand CRDs is not a thousand times the work of all of them.
+	byGroup map[string]map[string]*servedCRD
+	// routes maps each served group version to its resources, each
+	// *crdRoutes replaced, never modified: requests read it without a
+	// lock.
+	routes sync.Map // schema.GroupVersion -> crdRoutes
 }
 
+// crdRoutes are the custom resources of one group version, by plural.
+type crdRoutes map[string]*servedCRD
+
 func newCRDHandler(cfg Config, disc *discovery.Registry, set func(schema.GroupVersion, http.Handler)) *crdHandler {
-	h := &crdHandler{cfg: cfg, discovery: disc, setGroupVersion: set, byName: map[string]*servedCRD{}}
-	empty := map[schema.GroupVersion]map[string]*servedCRD{}
-	h.routes.Store(&empty)
-	return h
+	return &crdHandler{cfg: cfg, discovery: disc, setGroupVersion: set,
+		byName: map[string]*servedCRD{}, byGroup: map[string]map[string]*servedCRD{}}
+}
+
+// routesOf returns what serves the resources of gv, or nil.
+func (h *crdHandler) routesOf(gv schema.GroupVersion) crdRoutes {
+	r, _ := h.routes.Load(gv)
+	routes, _ := r.(crdRoutes)
+	return routes
+}
+
+// addLocked and removeLocked keep byName and byGroup together.
+func (h *crdHandler) addLocked(name string, served *servedCRD) {
+	h.byName[name] = served
+	if h.byGroup[served.group] == nil {
+		h.byGroup[served.group] = map[string]*servedCRD{}
+	}
+	h.byGroup[served.group][name] = served
+}
+
+func (h *crdHandler) removeLocked(name string, served *servedCRD) {
+	delete(h.byName, name)
+	delete(h.byGroup[served.group], name)
+	if len(h.byGroup[served.group]) == 0 {
+		delete(h.byGroup, served.group)
+	}
 }
 
 // servingEqual reports whether two states of a CRD serve the same way:
@@ -125,11 +155,11 @@ func (h *crdHandler) Update(crd *apiextensionsv1.CustomResourceDefinition) {
 	affected := map[schema.GroupVersion]bool{}
 	if old != nil {
 		old.destroy()
-		delete(h.byName, crd.Name)
+		h.removeLocked(crd.Name, old)
 		maps.Copy(affected, old.groupVersions())
 	}
 	if served != nil {
-		h.byName[crd.Name] = served
+		h.addLocked(crd.Name, served)
 		maps.Copy(affected, served.groupVersions())
 	}
 	h.publishLocked(affected)
@@ -141,7 +171,7 @@ func (h *crdHandler) Remove(name string) {
 	defer h.mu.Unlock()
 	if old, ok := h.byName[name]; ok {
 		old.destroy()
-		delete(h.byName, name)
+		h.removeLocked(name, old)
 		h.publishLocked(old.groupVersions())
 	}
 }
@@ -153,7 +183,7 @@ func (h *crdHandler) RemoveAll() {
 	affected := map[schema.GroupVersion]bool{}
 	for name, served := range h.byName {
 		served.destroy()
-		delete(h.byName, name)
+		h.removeLocked(name, served)
 		maps.Copy(affected, served.groupVersions())
 	}
 	h.publishLocked(affected)
@@ -207,6 +237,9 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 		openAPI:  map[string][]openapi.Resource{},
 	}
 	served.crd.Store(crd)
+	// One type converter knows every version, for the field managers of
+	// them all.
+	typeConverter := fieldmanager.CRDTypeConverter(crd)
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
@@ -231,6 +264,12 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 		}
 		opts := h.cfg.RESTOptions
 		opts.StorageFactory = codecStorage{backend: h.cfg.Storage, codec: codecs.StorageCodec(v.Name, storageVersion)}
+		if opts.Decorator != nil {
+			// The watch cache of a custom resource is made on its first
+			// read: most of a thousand installed CRDs are not read
+			// between two restarts.
+			opts.Decorator = generic.DecorateOnFirstRead(opts.Decorator)
+		}
 		st, err := customresource.NewStorage(cfg, opts)
 		if err != nil {
 			served.destroy()
@@ -252,7 +291,7 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 			Convertor:           codecs,
 			Defaulter:           codecs,
 			VerbOrder:           crVerbOrder,
-			TypeConverter:       fieldmanager.CRDTypeConverter(crd),
+			TypeConverter:       typeConverter,
 		}
 		gvh, err := agv.Install()
 		if err != nil {
@@ -265,29 +304,20 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 	return served, nil
 }
 
-// publishLocked recomputes the routes of every CRD, and the discovery and
-// OpenAPI documents of the affected group versions only: with many CRDs
-// installed, a change of one must not describe all the others again.
+// publishLocked recomputes the routes, discovery and OpenAPI documents of
+// the affected group versions, from the CRDs of their groups only: with
+// many CRDs installed, a change of one must not look at all the others.
 func (h *crdHandler) publishLocked(affected map[schema.GroupVersion]bool) {
-	routes := map[schema.GroupVersion]map[string]*servedCRD{}
-	for _, served := range h.byName {
-		if !served.isServed() {
-			continue
-		}
-		plural := served.crd.Load().Spec.Names.Plural
-		for gv := range served.groupVersions() {
-			if routes[gv] == nil {
-				routes[gv] = map[string]*servedCRD{}
-			}
-			routes[gv][plural] = served
-		}
-	}
-	old := *h.routes.Load()
-	h.routes.Store(&routes)
 	for gv := range affected {
-		byResource, served := routes[gv]
-		_, wasServed := old[gv]
-		if !served {
+		routes := crdRoutes{}
+		for _, served := range h.byGroup[gv.Group] {
+			if _, ok := served.handlers[gv.Version]; ok && served.isServed() {
+				routes[served.crd.Load().Spec.Names.Plural] = served
+			}
+		}
+		wasServed := h.routesOf(gv) != nil
+		if len(routes) == 0 {
+			h.routes.Delete(gv)
 			if wasServed {
 				h.setGroupVersion(gv, nil)
 			}
@@ -295,13 +325,14 @@ func (h *crdHandler) publishLocked(affected map[schema.GroupVersion]bool) {
 			h.setOpenAPI(gv, nil)
 			continue
 		}
+		h.routes.Store(gv, routes)
 		if !wasServed {
 			h.setGroupVersion(gv, groupVersionDispatcher{h: h, gv: gv})
 		}
 		var resources []metav1.APIResource
 		var docs []openapi.Resource
-		for _, plural := range slices.Sorted(maps.Keys(byResource)) {
-			crd := byResource[plural]
+		for _, plural := range slices.Sorted(maps.Keys(routes)) {
+			crd := routes[plural]
 			resources = append(resources, crd.handlers[gv.Version].Discovery()...)
 			docs = append(docs, crd.openAPI[gv.Version]...)
 		}
@@ -351,7 +382,7 @@ func (d groupVersionDispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request
 		responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(fmt.Errorf("no request info")))
 		return
 	}
-	served := (*d.h.routes.Load())[d.gv][info.Resource]
+	served := d.h.routesOf(d.gv)[info.Resource]
 	if served == nil {
 		responsewriters.WriteStatus(w, &metav1.Status{
 			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},

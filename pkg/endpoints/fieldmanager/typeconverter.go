@@ -62,9 +62,9 @@ func schemeObjects(s *runtime.Scheme) []runtime.Object {
 // the API types they refer to and of autoscaling/v1 Scale, for the scale
 // subresource. A CRD that keeps unknown fields keeps them in apply too.
 // It is built when first used, so that serving a thousand CRDs costs
-// nothing until their custom resources are written.
+// nothing until their custom resources are written. The converter keeps
+// crd, which must not be modified (an informer's objects never are).
 func CRDTypeConverter(crd *apiextensionsv1.CustomResourceDefinition) managedfields.TypeConverter {
-	crd = crd.DeepCopy()
 	return newLazyTypeConverter(func() (managedfields.TypeConverter, error) {
 		static, err := crdStaticDefinitions()
 		if err != nil {
