@@ -59,8 +59,11 @@ type Service struct {
 	groupVersions map[schema.GroupVersion]*v3Source
 	// v3Docs are the documents registered in v3, by path ("api/v1"): those
 	// of groupVersions, of discovery and of /version.
-	v3Docs     map[string]*v3Source
-	generation int
+	v3Docs map[string]*v3Source
+	// discoveryUsers counts the group versions that need each discovery
+	// document of v3Docs ("apis/apps": apps/v1).
+	discoveryUsers map[string]int
+	generation     int
 }
 
 // NewService returns a Service that serves no resource until Update.
@@ -73,13 +76,14 @@ func NewService(cfg Config) *Service {
 	}
 	kinds := newKindIndex(cfg.Scheme)
 	s := &Service{
-		info:          cfg.Info,
-		v2Definitions: newV2DefinitionCache(kinds),
-		types:         schemeTypes(cfg.Scheme),
-		kinds:         kinds,
-		v2:            newV2Handler(),
-		v3:            handler3.NewOpenAPIService(),
-		v3Docs:        map[string]*v3Source{},
+		info:           cfg.Info,
+		v2Definitions:  newV2DefinitionCache(kinds),
+		types:          schemeTypes(cfg.Scheme),
+		kinds:          kinds,
+		v2:             newV2Handler(),
+		v3:             handler3.NewOpenAPIService(),
+		v3Docs:         map[string]*v3Source{},
+		discoveryUsers: map[string]int{},
 
 		groupVersions: map[schema.GroupVersion]*v3Source{},
 	}
@@ -181,12 +185,17 @@ func (s *Service) describeLocked(gv schema.GroupVersion, resources []Resource) (
 
 // applyLocked serves the group versions that changed (nil for those no
 // longer served): their v3 documents, the discovery documents that follow
-// from the set of group versions, and a new v2 document.
+// from the set of group versions, and a new v2 document. Its work is that
+// of the changes, not of everything served: a server with a thousand CRDs
+// applies one at a time as they are installed.
 func (s *Service) applyLocked(changes map[schema.GroupVersion]*v3Source) {
 	s.generation++
 	version := strconv.Itoa(s.generation)
 	for gv, src := range changes {
 		path := v3Path(gv)
+		if old, ok := s.groupVersions[gv]; ok {
+			s.unreferenceDiscoveryLocked(gv, old)
+		}
 		if src == nil {
 			delete(s.groupVersions, gv)
 			s.removeV3Locked(path)
@@ -194,30 +203,10 @@ func (s *Service) applyLocked(changes map[schema.GroupVersion]*v3Source) {
 		}
 		s.groupVersions[gv] = src
 		s.publishV3Locked(path, src, version)
+		s.referenceDiscoveryLocked(gv, src, version)
 	}
-
-	// Discovery of the built-in groups: kube-apiserver describes none for
-	// the groups of custom resources.
-	discovery := map[string]operation{"version": versionOperation()}
-	for gv, src := range s.groupVersions {
-		switch {
-		case src.flavour.customResources:
-		case gv.Group == "":
-			discovery["api"] = legacyRootOperation()
-		default:
-			discovery["apis"] = rootOperation()
-			discovery["apis/"+gv.Group] = groupOperation(gv.Group)
-		}
-	}
-	for path, op := range discovery {
-		if _, ok := s.v3Docs[path]; !ok {
-			s.publishV3Locked(path, &v3Source{ops: []operation{op}}, version)
-		}
-	}
-	for path, src := range s.v3Docs {
-		if _, ok := discovery[path]; !ok && src.flavour.gv == nil {
-			s.removeV3Locked(path)
-		}
+	if _, ok := s.v3Docs["version"]; !ok {
+		s.publishV3Locked("version", &v3Source{ops: []operation{versionOperation()}}, version)
 	}
 
 	// The v2 document has everything: it is assembled when asked for,
@@ -227,6 +216,46 @@ func (s *Service) applyLocked(changes map[schema.GroupVersion]*v3Source) {
 		sources = append(sources, src)
 	}
 	s.v2.update(version, &v2Document{info: s.info, sources: sources, defs: s.v2Definitions})
+}
+
+// discoveryOperations are the discovery documents a served group version
+// needs described, by path: kube-apiserver describes /api, /apis and
+// /apis/<group> for the built-in groups, none for those of custom
+// resources.
+func discoveryOperations(gv schema.GroupVersion, src *v3Source) map[string]func() operation {
+	switch {
+	case src.flavour.customResources:
+		return nil
+	case gv.Group == "":
+		return map[string]func() operation{"api": legacyRootOperation}
+	default:
+		return map[string]func() operation{
+			"apis":             rootOperation,
+			"apis/" + gv.Group: func() operation { return groupOperation(gv.Group) },
+		}
+	}
+}
+
+// referenceDiscoveryLocked counts a served group version as a user of its
+// discovery documents, publishing those it is the first user of.
+func (s *Service) referenceDiscoveryLocked(gv schema.GroupVersion, src *v3Source, version string) {
+	for path, op := range discoveryOperations(gv, src) {
+		s.discoveryUsers[path]++
+		if _, ok := s.v3Docs[path]; !ok {
+			s.publishV3Locked(path, &v3Source{ops: []operation{op()}}, version)
+		}
+	}
+}
+
+// unreferenceDiscoveryLocked forgets a user of discovery documents,
+// removing those it was the last user of.
+func (s *Service) unreferenceDiscoveryLocked(gv schema.GroupVersion, src *v3Source) {
+	for path := range discoveryOperations(gv, src) {
+		if s.discoveryUsers[path]--; s.discoveryUsers[path] <= 0 {
+			delete(s.discoveryUsers, path)
+			s.removeV3Locked(path)
+		}
+	}
 }
 
 func (s *Service) publishV3Locked(path string, src *v3Source, version string) {

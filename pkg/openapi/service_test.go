@@ -372,6 +372,36 @@ func TestSetGroupVersionIsIncremental(t *testing.T) {
 	}
 }
 
+// A group's discovery document stays while any version of the group is
+// served, through changes of their resources.
+func TestGroupDiscoveryFollowsItsLastVersion(t *testing.T) {
+	v1beta1 := deployments
+	v1beta1.GVK.Version, v1beta1.ListGVK.Version = "v1beta1", "v1beta1"
+	appsV1, appsV1beta1 := schema.GroupVersion{Group: "apps", Version: "v1"}, schema.GroupVersion{Group: "apps", Version: "v1beta1"}
+	s := newService(t, deployments, v1beta1)
+
+	changed := deployments
+	changed.Verbs = []string{"get"}
+	if err := s.SetGroupVersion(appsV1, []Resource{changed}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v3Paths(t, s), []string{"apis", "apis/apps", "apis/apps/v1", "apis/apps/v1beta1", "version"}; !equal(got, want) {
+		t.Errorf("after a change of apps/v1: %v, want %v", got, want)
+	}
+	if err := s.SetGroupVersion(appsV1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v3Paths(t, s), []string{"apis", "apis/apps", "apis/apps/v1beta1", "version"}; !equal(got, want) {
+		t.Errorf("after removing apps/v1: %v, want %v", got, want)
+	}
+	if err := s.SetGroupVersion(appsV1beta1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v3Paths(t, s), []string{"version"}; !equal(got, want) {
+		t.Errorf("after removing apps/v1beta1: %v, want %v", got, want)
+	}
+}
+
 // Setting group versions one by one serves what one Update serves.
 func TestSetGroupVersionAgreesWithUpdate(t *testing.T) {
 	all := newService(t, pods, deployments, cronTabs())
