@@ -20,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 )
 
 // Config is what the field manager of one endpoint (a resource or a
@@ -72,6 +74,9 @@ func New(cfg Config) (*managedfields.FieldManager, error) {
 		}
 		convertor = copies
 	}
+	if cfg.Kind.Group != cfg.Hub.Group {
+		convertor = acrossGroups{convertor}
+	}
 	return managedfields.NewDefaultCRDFieldManager(cfg.TypeConverter, convertor, cfg.Defaulter, cfg.Creater,
 		cfg.Kind, cfg.Hub, cfg.Subresource, reset)
 }
@@ -97,4 +102,18 @@ func ManagerName(fieldManager, userAgent string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// acrossGroups is the convertor of an endpoint whose kind is stored in
+// another group (events.k8s.io/v1 Event, stored as a core/v1 Event). The
+// field manager converts to a group version, which a scheme does only
+// within a group: the conversion is asked for the same kind in that group
+// version instead, as the handlers ask for it.
+type acrossGroups struct{ runtime.ObjectConvertor }
+
+func (c acrossGroups) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
+	if gv, ok := target.(schema.GroupVersion); ok {
+		target = scheme.KindVersioner{GroupVersion: gv}
+	}
+	return c.ObjectConvertor.ConvertToVersion(in, target)
 }

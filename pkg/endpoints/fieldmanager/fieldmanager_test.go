@@ -376,3 +376,34 @@ func (unstructuredCreater) New(gvk schema.GroupVersionKind) (runtime.Object, err
 	u.SetGroupVersionKind(gvk)
 	return u, nil
 }
+
+// An Event written through events.k8s.io/v1 is stored as a core/v1 Event;
+// its writer is recorded in the version it wrote, as kube-apiserver
+// records it.
+func TestManagedFieldsOfAKindStoredInAnotherGroup(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"}
+	fm, err := New(Config{
+		TypeConverter: SchemeTypeConverter(scheme.Scheme),
+		Convertor:     scheme.Scheme, Defaulter: scheme.Scheme, Creater: scheme.Scheme, Typer: scheme.Scheme,
+		Kind: gvk, Hub: corev1.SchemeGroupVersion,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: "e", Namespace: "default"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "p"},
+		Reason:         "Started", Action: "Start", ReportingController: "kubelet", ReportingInstance: "node-1",
+	}
+	out, err := fm.Update(&corev1.Event{}, event, "kubelet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := out.(*corev1.Event).ManagedFields
+	if len(entries) != 1 || entries[0].APIVersion != "events.k8s.io/v1" || entries[0].Manager != "kubelet" {
+		t.Fatalf("managedFields %+v, want one entry of kubelet in events.k8s.io/v1", entries)
+	}
+	if fields := string(entries[0].FieldsV1.Raw); !strings.Contains(fields, `"f:regarding"`) || !strings.Contains(fields, `"f:reason"`) {
+		t.Errorf("fields %s, want those of events.k8s.io/v1 (regarding, reason)", fields)
+	}
+}

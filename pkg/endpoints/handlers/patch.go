@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/negotiation"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -200,7 +201,7 @@ func (s *RequestScope) encodeJSON(obj runtime.Object) ([]byte, error) {
 	if !ok {
 		return nil, apierrors.NewInternalError(fmt.Errorf("no JSON serializer"))
 	}
-	data, err := runtime.Encode(s.Serializer.EncoderForVersion(info.Serializer, kindVersioner{s.Kind.GroupVersion()}), obj)
+	data, err := runtime.Encode(s.Serializer.EncoderForVersion(info.Serializer, scheme.KindVersioner{GroupVersion: s.Kind.GroupVersion()}), obj)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/negotiation"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
@@ -102,7 +103,7 @@ func (s *RequestScope) applyIncludeObject(table *metav1.Table, policy metav1.Inc
 			}
 			row.Object = runtime.RawExtension{Object: partialObjectMetadata(m)}
 		case metav1.IncludeObject:
-			versioned, err := s.Convertor.ConvertToVersion(obj, kindVersioner{s.Kind.GroupVersion()})
+			versioned, err := s.Convertor.ConvertToVersion(obj, scheme.KindVersioner{GroupVersion: s.Kind.GroupVersion()})
 			if err != nil {
 				return apierrors.NewInternalError(err)
 			}
@@ -186,7 +187,7 @@ func encodeAndWrite(w http.ResponseWriter, ns runtime.NegotiatedSerializer, info
 	if pretty && info.PrettySerializer != nil {
 		ser = info.PrettySerializer
 	}
-	enc := ns.EncoderForVersion(ser, kindVersioner{gv})
+	enc := ns.EncoderForVersion(ser, scheme.KindVersioner{GroupVersion: gv})
 	// Encode before writing the status line, so that an object that cannot
 	// be encoded is a 500 Status rather than a truncated 200.
 	var buf bytes.Buffer

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -102,7 +103,7 @@ func (s *RequestScope) toHub(obj runtime.Object) (runtime.Object, error) {
 	if s.HubGroupVersion == s.Kind.GroupVersion() {
 		return obj, nil
 	}
-	out, err := s.Convertor.ConvertToVersion(obj, kindVersioner{s.HubGroupVersion})
+	out, err := s.Convertor.ConvertToVersion(obj, scheme.KindVersioner{GroupVersion: s.HubGroupVersion})
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}

@@ -19,6 +19,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/negotiation"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -136,7 +137,7 @@ func newWatchEventWriter(w io.Writer, codecs runtime.NegotiatedSerializer, objSe
 func (e *watchEventWriter) write(typ watch.EventType, obj runtime.Object, gv schema.GroupVersion) error {
 	enc, ok := e.encoders[gv]
 	if !ok {
-		enc = e.codecs.EncoderForVersion(e.objSer, kindVersioner{gv})
+		enc = e.codecs.EncoderForVersion(e.objSer, scheme.KindVersioner{GroupVersion: gv})
 		e.encoders[gv] = enc
 	}
 	e.buf.Reset()
