@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -89,7 +90,7 @@ func (p *appliedObject) UpdatedObject(ctx context.Context, old runtime.Object) (
 	force := p.options.Force != nil && *p.options.Force
 	obj, err := s.FieldManager.Apply(live, patchObj, p.options.FieldManager, force)
 	if err != nil {
-		return nil, err
+		return nil, applyError(err)
 	}
 	// An unknown field fails the apply itself; what strict decoding adds
 	// is duplicate fields.
@@ -111,6 +112,17 @@ func (p *appliedObject) UpdatedObject(ctx context.Context, old runtime.Object) (
 	}
 	withoutKind(obj)
 	return obj, nil
+}
+
+// applyError is the error a client sees of a failed apply. A patch the
+// field manager cannot type, such as one with a field the schema does not
+// declare, is the client's mistake: 400, with the field manager's message.
+// (kube-apiserver answers 500 to it, kubernetes/kubernetes#139253.)
+func applyError(err error) error {
+	if _, ok := err.(apierrors.APIStatus); !ok && strings.HasPrefix(err.Error(), "failed to create typed patch object") {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	return err
 }
 
 // withoutKind clears the kind the field manager's conversions leave on a
