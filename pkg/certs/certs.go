@@ -203,7 +203,7 @@ func (b *bootstrap) path(name string) string { return filepath.Join(b.dir, name)
 // write replaces the file name with data, atomically: a crash leaves the old
 // file or the new one, never half of one.
 func (b *bootstrap) write(name string, data []byte, perm os.FileMode) error {
-	if err := writeFileAtomic(b.path(name), data, perm); err != nil {
+	if err := WriteFileAtomic(b.path(name), data, perm); err != nil {
 		return err
 	}
 	b.written = append(b.written, name)
@@ -214,7 +214,9 @@ func (b *bootstrap) logReplace(what, reason string) {
 	slog.Info("Replacing "+what, "dir", b.dir, "reason", reason)
 }
 
-func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+// WriteFileAtomic replaces the file at path with data: readers see the old
+// content or the new, never a partly written file.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -333,6 +334,10 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
+// copyFile makes to a copy of from. A copy that is up to date is left
+// alone, and a new one replaces the old at once: kubectl and the tests
+// read admin.kubeconfig while kapi restarts, and must never find it
+// empty.
 func copyFile(from, to string) error {
 	if from == to {
 		return nil
@@ -341,7 +346,10 @@ func copyFile(from, to string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(to, data, 0o600)
+	if old, err := os.ReadFile(to); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	return certs.WriteFileAtomic(to, data, 0o600)
 }
 
 // builtinResource reports whether a group served by the servers of the
