@@ -266,9 +266,9 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 		opts.StorageFactory = codecStorage{backend: h.cfg.Storage, codec: codecs.StorageCodec(v.Name, storageVersion)}
 		if opts.Decorator != nil {
 			// The watch cache of a custom resource is made on its first
-			// read: most of a thousand installed CRDs are not read
+			// use: most of a thousand installed CRDs are not used
 			// between two restarts.
-			opts.Decorator = generic.DecorateOnFirstRead(opts.Decorator)
+			opts.Decorator = generic.DecorateOnFirstUse(opts.Decorator)
 		}
 		st, err := customresource.NewStorage(cfg, opts)
 		if err != nil {

@@ -10,44 +10,45 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
-// DecorateOnFirstRead defers decorate until the resource is first read or
-// watched: writes go to the undecorated storage until then, as a watch
-// cache passes them on anyway. A server with a thousand CRDs installed,
-// most never read since it started, then keeps no watch cache, etcd watch
-// or goroutines for them, as kube-apiserver builds the storage of a
-// custom resource on its first request.
+// DecorateOnFirstUse defers decorate until the resource is first used. A
+// server with a thousand CRDs installed, most of them not used since it
+// started, then keeps no watch cache, etcd watch or goroutines for those,
+// as kube-apiserver builds the storage of a custom resource on its first
+// request.
 //
-// A decoration that fails is retried on the next read, which fails with
-// the error meanwhile; a storage destroyed before its first read is never
-// decorated, and reads after destruction go to the undecorated storage.
-func DecorateOnFirstRead(decorate StorageDecorator) StorageDecorator {
+// A decoration that fails is retried on the next call, which fails with
+// the error meanwhile. A storage destroyed before its first use is never
+// decorated, and calls after destruction go to the undecorated storage,
+// as a stopped watch cache passes them on.
+func DecorateOnFirstUse(decorate StorageDecorator) StorageDecorator {
 	return func(s storage.Interface, res ResourceStorageConfig) (storage.Interface, func(), error) {
-		l := &lazilyDecorated{Interface: s, decorate: func() (storage.Interface, func(), error) { return decorate(s, res) }}
+		l := &lazilyDecorated{plain: s, decorate: func() (storage.Interface, func(), error) { return decorate(s, res) }}
 		return l, l.destroy, nil
 	}
 }
 
-// lazilyDecorated is the storage DecorateOnFirstRead returns. Its embedded
-// Interface is the undecorated storage, which serves the writes.
+// lazilyDecorated is the storage DecorateOnFirstUse returns.
 type lazilyDecorated struct {
-	storage.Interface
+	plain    storage.Interface
 	decorate func() (storage.Interface, func(), error)
 
 	mu        sync.Mutex
-	decorated storage.Interface // nil until the first read
+	decorated storage.Interface // nil until the first use
 	release   func()
 	destroyed bool
 }
 
-// reader returns the storage reads go to, decorating it on first use.
-func (l *lazilyDecorated) reader() (storage.Interface, error) {
+var _ storage.Interface = &lazilyDecorated{}
+
+// use returns the storage calls go to, decorating it on first use.
+func (l *lazilyDecorated) use() (storage.Interface, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.decorated != nil {
 		return l.decorated, nil
 	}
 	if l.destroyed {
-		return l.Interface, nil
+		return l.plain, nil
 	}
 	d, release, err := l.decorate()
 	if err != nil {
@@ -67,26 +68,57 @@ func (l *lazilyDecorated) destroy() {
 	}
 }
 
-func (l *lazilyDecorated) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
-	r, err := l.reader()
+func (l *lazilyDecorated) Create(ctx context.Context, key string, obj, out runtime.Object) error {
+	s, err := l.use()
 	if err != nil {
 		return err
 	}
-	return r.Get(ctx, key, opts, out)
+	return s.Create(ctx, key, obj, out)
+}
+
+func (l *lazilyDecorated) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
+	s, err := l.use()
+	if err != nil {
+		return err
+	}
+	return s.Get(ctx, key, opts, out)
 }
 
 func (l *lazilyDecorated) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
-	r, err := l.reader()
+	s, err := l.use()
 	if err != nil {
 		return err
 	}
-	return r.GetList(ctx, key, opts, listObj)
+	return s.GetList(ctx, key, opts, listObj)
+}
+
+func (l *lazilyDecorated) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool,
+	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc) error {
+	s, err := l.use()
+	if err != nil {
+		return err
+	}
+	return s.GuaranteedUpdate(ctx, key, destination, ignoreNotFound, preconditions, tryUpdate)
+}
+
+func (l *lazilyDecorated) Delete(ctx context.Context, key string, out runtime.Object, preconditions *storage.Preconditions,
+	validateDeletion storage.ValidateObjectFunc) error {
+	s, err := l.use()
+	if err != nil {
+		return err
+	}
+	return s.Delete(ctx, key, out, preconditions, validateDeletion)
 }
 
 func (l *lazilyDecorated) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
-	r, err := l.reader()
+	s, err := l.use()
 	if err != nil {
 		return nil, err
 	}
-	return r.Watch(ctx, key, opts)
+	return s.Watch(ctx, key, opts)
+}
+
+// CurrentResourceVersion is etcd's, whether decorated or not.
+func (l *lazilyDecorated) CurrentResourceVersion(ctx context.Context) (uint64, error) {
+	return l.plain.CurrentResourceVersion(ctx)
 }

@@ -48,7 +48,7 @@ func (r recordingStorage) Watch(context.Context, string, storage.ListOptions) (w
 	return watch.NewEmptyWatch(), nil
 }
 
-// lazyFixture is a storage decorated on first read, and what happened to it.
+// lazyFixture is a storage decorated on first use, and what happened to it.
 type lazyFixture struct {
 	s         storage.Interface
 	destroy   func()
@@ -72,7 +72,7 @@ func newLazyFixture(t *testing.T) *lazyFixture {
 		f.decorated.Add(1)
 		return recordingStorage{name: "cache", calls: &f.calls, mu: &f.mu}, func() { f.released.Add(1) }, nil
 	}
-	s, destroy, err := generic.DecorateOnFirstRead(decorate)(plain, generic.ResourceStorageConfig{})
+	s, destroy, err := generic.DecorateOnFirstUse(decorate)(plain, generic.ResourceStorageConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,20 +86,17 @@ func (f *lazyFixture) calledLast() string {
 	return f.calls[len(f.calls)-1]
 }
 
-func TestDecorateOnFirstRead(t *testing.T) {
+func TestDecorateOnFirstUse(t *testing.T) {
 	ctx := context.Background()
 
-	t.Run("writes do not decorate", func(t *testing.T) {
+	t.Run("nothing is decorated before it is used", func(t *testing.T) {
 		f := newLazyFixture(t)
-		if err := f.s.Create(ctx, "/k", nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		if f.decorated.Load() != 0 || f.calledLast() != "etcd.Create" {
-			t.Errorf("a write decorated %d times and went to %s", f.decorated.Load(), f.calledLast())
+		if f.decorated.Load() != 0 {
+			t.Errorf("decorated %d times before any use", f.decorated.Load())
 		}
 	})
 
-	t.Run("the first read decorates, once, for every read", func(t *testing.T) {
+	t.Run("the first use decorates, once, for every call", func(t *testing.T) {
 		f := newLazyFixture(t)
 		var wg sync.WaitGroup
 		for range 8 {
@@ -112,6 +109,12 @@ func TestDecorateOnFirstRead(t *testing.T) {
 			}()
 		}
 		wg.Wait()
+		if err := f.s.Create(ctx, "/k", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if f.calledLast() != "cache.Create" {
+			t.Errorf("a create went to %s", f.calledLast())
+		}
 		if _, err := f.s.Watch(ctx, "/k", storage.ListOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +136,17 @@ func TestDecorateOnFirstRead(t *testing.T) {
 		}
 	})
 
-	t.Run("destroyed before any read, it is never decorated", func(t *testing.T) {
+	t.Run("a write is a use", func(t *testing.T) {
+		f := newLazyFixture(t)
+		if err := f.s.Create(ctx, "/k", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if f.decorated.Load() != 1 || f.calledLast() != "cache.Create" {
+			t.Errorf("a write decorated %d times and went to %s", f.decorated.Load(), f.calledLast())
+		}
+	})
+
+	t.Run("destroyed before any use, it is never decorated", func(t *testing.T) {
 		f := newLazyFixture(t)
 		f.destroy()
 		if err := f.s.Get(ctx, "/k", storage.GetOptions{}, nil); err != nil {
@@ -144,7 +157,7 @@ func TestDecorateOnFirstRead(t *testing.T) {
 		}
 	})
 
-	t.Run("reads after destruction go to the undecorated storage", func(t *testing.T) {
+	t.Run("calls after destruction go to the undecorated storage", func(t *testing.T) {
 		f := newLazyFixture(t)
 		if err := f.s.Get(ctx, "/k", storage.GetOptions{}, nil); err != nil {
 			t.Fatal(err)
@@ -158,7 +171,7 @@ func TestDecorateOnFirstRead(t *testing.T) {
 		}
 	})
 
-	t.Run("a failed decoration fails the read and is retried", func(t *testing.T) {
+	t.Run("a failed decoration fails the call and is retried", func(t *testing.T) {
 		f := newLazyFixture(t)
 		f.fail.Store(true)
 		if err := f.s.Get(ctx, "/k", storage.GetOptions{}, nil); err == nil {
