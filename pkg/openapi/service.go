@@ -8,11 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/kube-openapi/pkg/cached"
-	"k8s.io/kube-openapi/pkg/handler3"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
@@ -51,7 +50,6 @@ type Service struct {
 	v2Definitions *v2DefinitionCache
 
 	v2 *v2Handler
-	v3 *handler3.OpenAPIService
 
 	mu sync.Mutex
 	// groupVersions are the served group versions, with what their
@@ -63,7 +61,10 @@ type Service struct {
 	// discoveryUsers counts the group versions that need each discovery
 	// document of v3Docs ("apis/apps": apps/v1).
 	discoveryUsers map[string]int
-	generation     int
+	// v3Index is the index of v3Docs, encoded on first request after a
+	// change; nil until then.
+	v3Index    *v3Index
+	generation int
 }
 
 // NewService returns a Service that serves no resource until Update.
@@ -81,7 +82,6 @@ func NewService(cfg Config) *Service {
 		types:          schemeTypes(cfg.Scheme),
 		kinds:          kinds,
 		v2:             newV2Handler(),
-		v3:             handler3.NewOpenAPIService(),
 		v3Docs:         map[string]*v3Source{},
 		discoveryUsers: map[string]int{},
 
@@ -202,11 +202,11 @@ func (s *Service) applyLocked(changes map[schema.GroupVersion]*v3Source) {
 			continue
 		}
 		s.groupVersions[gv] = src
-		s.publishV3Locked(path, src, version)
-		s.referenceDiscoveryLocked(gv, src, version)
+		s.publishV3Locked(path, src)
+		s.referenceDiscoveryLocked(gv, src)
 	}
 	if _, ok := s.v3Docs["version"]; !ok {
-		s.publishV3Locked("version", &v3Source{ops: []operation{versionOperation()}}, version)
+		s.publishV3Locked("version", &v3Source{ops: []operation{versionOperation()}})
 	}
 
 	// The v2 document has everything: it is assembled when asked for,
@@ -238,11 +238,11 @@ func discoveryOperations(gv schema.GroupVersion, src *v3Source) map[string]func(
 
 // referenceDiscoveryLocked counts a served group version as a user of its
 // discovery documents, publishing those it is the first user of.
-func (s *Service) referenceDiscoveryLocked(gv schema.GroupVersion, src *v3Source, version string) {
+func (s *Service) referenceDiscoveryLocked(gv schema.GroupVersion, src *v3Source) {
 	for path, op := range discoveryOperations(gv, src) {
 		s.discoveryUsers[path]++
 		if _, ok := s.v3Docs[path]; !ok {
-			s.publishV3Locked(path, &v3Source{ops: []operation{op()}}, version)
+			s.publishV3Locked(path, &v3Source{ops: []operation{op()}})
 		}
 	}
 }
@@ -258,18 +258,17 @@ func (s *Service) unreferenceDiscoveryLocked(gv schema.GroupVersion, src *v3Sour
 	}
 }
 
-func (s *Service) publishV3Locked(path string, src *v3Source, version string) {
-	src.document = cached.Once(cached.Func(func() (*spec3.OpenAPI, string, error) {
-		built, err := buildV3(s.info, src.ops, s.kinds, src.flavour)
-		return built, version, err
-	}))
-	s.v3.UpdateGroupVersionLazy(path, src.document)
+// publishV3Locked serves src's document at path. It is built when asked
+// for.
+func (s *Service) publishV3Locked(path string, src *v3Source) {
+	src.served = &servedDocument{path: path, lastModified: time.Now()}
 	s.v3Docs[path] = src
+	s.v3Index = nil
 }
 
 func (s *Service) removeV3Locked(path string) {
-	s.v3.DeleteGroupVersion(path)
 	delete(s.v3Docs, path)
+	s.v3Index = nil
 }
 
 // v3Path is the path of the v3 document of a group version: api/v1,
@@ -285,8 +284,8 @@ type v3Source struct {
 	// resources are those the operations describe, for the documents of
 	// group versions: the document changes when they do, and only then.
 	resources []Resource
-	// document is built on first use.
-	document cached.Value[*spec3.OpenAPI]
+	// served is the document as served at its path.
+	served *servedDocument
 
 	// v2 is the source's part of the v2 document, built on first use.
 	v2Once sync.Once
@@ -305,24 +304,12 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == "/openapi/v2":
 		s.v2.ServeHTTP(w, r)
 	case path == "/openapi/v3":
-		s.v3.HandleDiscovery(w, r)
+		s.serveV3Index(w, r)
 	case strings.HasPrefix(path, "/openapi/v3/"):
-		// handler3 answers an empty 200 for documents it does not have.
-		if !s.hasV3(strings.TrimPrefix(path, "/openapi/v3/")) {
-			http.NotFound(w, r)
-			return
-		}
-		s.v3.HandleGroupVersion(w, r)
+		s.serveV3Document(w, r, strings.TrimPrefix(path, "/openapi/v3/"))
 	default:
 		http.NotFound(w, r)
 	}
-}
-
-func (s *Service) hasV3(path string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.v3Docs[path]
-	return ok
 }
 
 // OpenAPIV2 returns the Swagger 2.0 document. It is shared: do not modify
@@ -333,7 +320,7 @@ func (s *Service) OpenAPIV2() (*spec.Swagger, error) {
 }
 
 // OpenAPIV3 returns the OpenAPI 3.0 document of a group version, or nil
-// when it is not served. It is shared: do not modify it.
+// when it is not served. It is built for the caller.
 func (s *Service) OpenAPIV3(gv schema.GroupVersion) (*spec3.OpenAPI, error) {
 	s.mu.Lock()
 	src, ok := s.v3Docs[v3Path(gv)]
@@ -341,6 +328,5 @@ func (s *Service) OpenAPIV3(gv schema.GroupVersion) (*spec3.OpenAPI, error) {
 	if !ok {
 		return nil, nil
 	}
-	doc, _, err := src.document.Get()
-	return doc, err
+	return buildV3(s.info, src.ops, s.kinds, src.flavour)
 }

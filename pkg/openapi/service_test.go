@@ -212,6 +212,13 @@ func TestDocumentsAreBuiltOnDemand(t *testing.T) {
 	if len(v2Definitions.byType) != 0 || len(v3Definitions.byType) != 0 {
 		t.Fatal("definitions were built before any request")
 	}
+	// The index hashes what the documents are built from, not the
+	// documents: with a thousand CRDs, a client that needs one document
+	// must not have the server build them all.
+	get(t, s, "/openapi/v3")
+	if len(v2Definitions.byType) != 0 || len(v3Definitions.byType) != 0 {
+		t.Fatal("the v3 index built documents")
+	}
 	get(t, s, "/openapi/v3/api/v1")
 	if len(v2Definitions.byType) != 0 || len(v3Definitions.byType) == 0 {
 		t.Errorf("a v3 request built %d v2 and %d v3 definitions", len(v2Definitions.byType), len(v3Definitions.byType))
@@ -252,6 +259,31 @@ func TestUpdateKeepsUnchangedDocuments(t *testing.T) {
 	}
 	if after["api/v1"] == before["api/v1"] {
 		t.Error("v1 changed but kept its hash")
+	}
+}
+
+// A document's hash is the same in every server of one build that serves
+// the same resources, so that clients keep their caches across restarts
+// and replicas; another build, or other resources, give another hash.
+func TestV3HashesFollowContentAndBuild(t *testing.T) {
+	saved := buildIdentity
+	defer func() { buildIdentity = saved }()
+	buildIdentity = func() string { return "revision 1" }
+
+	first, second := v3URLs(t, newService(t, pods, deployments)), v3URLs(t, newService(t, pods, deployments))
+	if !reflect.DeepEqual(first, second) {
+		t.Errorf("two servers of one build hash alike resources apart:\n%v\n%v", first, second)
+	}
+	other := v3URLs(t, newService(t, pods))
+	if other["api/v1"] != first["api/v1"] {
+		t.Error("the same core resources were hashed apart")
+	}
+
+	buildIdentity = func() string { return "revision 2" }
+	for path, url := range v3URLs(t, newService(t, pods, deployments)) {
+		if url == first[path] {
+			t.Errorf("%s: another build kept the hash %s", path, url)
+		}
 	}
 }
 
