@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,18 +56,6 @@ func timed(t *testing.T, entries []metav1.ManagedFieldsEntry) {
 	}
 }
 
-func sameSummaries(a, b []managedFieldsSummary) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // withUserAgent is a copy of cfg whose clients send userAgent.
 func withUserAgent(cfg *rest.Config, userAgent string) *rest.Config {
 	c := rest.CopyConfig(cfg)
@@ -88,7 +77,7 @@ func TestManagedFieldsOfWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []managedFieldsSummary{{"my-tool", "Update", "v1", "", `{"f:data":{".":{},"f:a":{}}}`}}
-	if got := summarize(t, cm.ManagedFields); !sameSummaries(got, want) {
+	if got := summarize(t, cm.ManagedFields); !slices.Equal(got, want) {
 		t.Errorf("after create: %+v, want %+v", got, want)
 	}
 	timed(t, cm.ManagedFields)
@@ -99,7 +88,7 @@ func TestManagedFieldsOfWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = append(want, managedFieldsSummary{"updater", "Update", "v1", "", `{"f:data":{"f:b":{}}}`})
-	if got := summarize(t, cm.ManagedFields); !sameSummaries(got, want) {
+	if got := summarize(t, cm.ManagedFields); !slices.Equal(got, want) {
 		t.Errorf("after update: %+v, want %+v", got, want)
 	}
 
@@ -109,7 +98,7 @@ func TestManagedFieldsOfWrites(t *testing.T) {
 	}
 	// Entries of one second are sorted by manager.
 	want = []managedFieldsSummary{want[0], {"patcher", "Update", "v1", "", `{"f:data":{"f:c":{}}}`}, want[1]}
-	if got := summarize(t, cm.ManagedFields); !sameSummaries(got, want) {
+	if got := summarize(t, cm.ManagedFields); !slices.Equal(got, want) {
 		t.Errorf("after patch: %+v, want %+v", got, want)
 	}
 
@@ -151,7 +140,7 @@ func TestManagedFieldsOfWrites(t *testing.T) {
 		if err := json.Unmarshal(raw, &got.Object); err != nil {
 			t.Fatal(err)
 		}
-		if g, w := summarize(t, got.GetManagedFields()), summarize(t, ref.GetManagedFields()); !sameSummaries(g, w) {
+		if g, w := summarize(t, got.GetManagedFields()), summarize(t, ref.GetManagedFields()); !slices.Equal(g, w) {
 			t.Errorf("managedFields %+v, kube-apiserver's %+v", g, w)
 		}
 	})
@@ -195,7 +184,7 @@ func TestServerSideApplyConfigMap(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []managedFieldsSummary{{"alice", "Apply", "v1", "", `{"f:data":{"f:a":{},"f:b":{}}}`}}
-		if got := summarize(t, cm.ManagedFields); !sameSummaries(got, want) || cm.Data["a"] != "10" {
+		if got := summarize(t, cm.ManagedFields); !slices.Equal(got, want) || cm.Data["a"] != "10" {
 			t.Errorf("data %v, managedFields %+v, want %+v", cm.Data, got, want)
 		}
 	})
@@ -225,7 +214,7 @@ func TestServerSideApplyConfigMap(t *testing.T) {
 			{"bob", "Apply", "v1", "", `{"f:data":{"f:a":{}}}`},
 			{"alice", "Apply", "v1", "", `{"f:data":{"f:a":{},"f:b":{}}}`},
 		}
-		if got := summarize(t, cm.ManagedFields); !sameSummaries(got, want) {
+		if got := summarize(t, cm.ManagedFields); !slices.Equal(got, want) {
 			t.Errorf("managedFields %+v, want %+v", got, want)
 		}
 	})
@@ -239,7 +228,7 @@ func TestServerSideApplyConfigMap(t *testing.T) {
 			{"alice", "Apply", "v1", "", `{"f:data":{"f:b":{}}}`},
 			{"bob", "Apply", "v1", "", `{"f:data":{"f:a":{}}}`},
 		}
-		if got := summarize(t, cm.ManagedFields); !sameSummaries(got, want) || cm.Data["a"] != "20" {
+		if got := summarize(t, cm.ManagedFields); !slices.Equal(got, want) || cm.Data["a"] != "20" {
 			t.Errorf("data %v, managedFields %+v, want %+v", cm.Data, got, want)
 		}
 	})
@@ -421,7 +410,7 @@ func TestServerSideApplyCustomResource(t *testing.T) {
 		t.Errorf("spec.color %q, want the schema's default", color)
 	}
 	want := []managedFieldsSummary{{"alice", "Apply", "example.com/v1", "", `{"f:spec":{"f:name":{},"f:size":{}}}`}}
-	if got := summarize(t, w.GetManagedFields()); !sameSummaries(got, want) {
+	if got := summarize(t, w.GetManagedFields()); !slices.Equal(got, want) {
 		t.Errorf("managedFields %+v, want %+v", got, want)
 	}
 
@@ -535,7 +524,7 @@ func TestServerSideApplyCustomResourceScale(t *testing.T) {
 		{"autoscaler", "Apply", "example.com/v1", "scale", `{"f:spec":{"f:replicas":{}}}`},
 		{"team", "Apply", "example.com/v1", "", `{"f:spec":{"f:tier":{}}}`},
 	}
-	if got := summarize(t, pool.GetManagedFields()); !sameSummaries(got, want) {
+	if got := summarize(t, pool.GetManagedFields()); !slices.Equal(got, want) {
 		t.Errorf("managedFields %+v, want %+v", got, want)
 	}
 	if replicas, _, _ := unstructured.NestedInt64(pool.Object, "spec", "replicas"); replicas != 3 {

@@ -146,7 +146,7 @@ func (s *Store) markForDeletion(ctx context.Context, key, name string, existing 
 	if !graceful && len(finalizers) == 0 {
 		return false, nil, nil
 	}
-	if alreadyDeleting && !graceful && equalStrings(finalizers, em.GetFinalizers()) {
+	if alreadyDeleting && !graceful && slices.Equal(finalizers, em.GetFinalizers()) {
 		// A repeated delete of an object already waiting on its
 		// finalizers changes nothing.
 		return false, existing, nil
@@ -326,16 +326,4 @@ func (s *Store) DeleteCollection(ctx context.Context, deleteValidation rest.Vali
 		return nil, apierrors.NewInternalError(err)
 	}
 	return list, nil
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
