@@ -193,17 +193,20 @@ func (s *Service) applyLocked(changes map[schema.GroupVersion]*v3Source) {
 	version := strconv.Itoa(s.generation)
 	for gv, src := range changes {
 		path := v3Path(gv)
-		if old, ok := s.groupVersions[gv]; ok {
-			s.unreferenceDiscoveryLocked(gv, old)
-		}
+		old, wasServed := s.groupVersions[gv]
 		if src == nil {
 			delete(s.groupVersions, gv)
 			s.removeV3Locked(path)
-			continue
+		} else {
+			s.groupVersions[gv] = src
+			s.publishV3Locked(path, src)
+			s.referenceDiscoveryLocked(gv, src)
 		}
-		s.groupVersions[gv] = src
-		s.publishV3Locked(path, src)
-		s.referenceDiscoveryLocked(gv, src)
+		// After the new source's references: the discovery documents
+		// both need stay as they are, encodings and all.
+		if wasServed {
+			s.unreferenceDiscoveryLocked(gv, old)
+		}
 	}
 	if _, ok := s.v3Docs["version"]; !ok {
 		s.publishV3Locked("version", &v3Source{ops: []operation{versionOperation()}})

@@ -410,10 +410,18 @@ func TestGroupDiscoveryFollowsItsLastVersion(t *testing.T) {
 	v1beta1 := deployments
 	v1beta1.GVK.Version, v1beta1.ListGVK.Version = "v1beta1", "v1beta1"
 	appsV1, appsV1beta1 := schema.GroupVersion{Group: "apps", Version: "v1"}, schema.GroupVersion{Group: "apps", Version: "v1beta1"}
-	s := newService(t, deployments, v1beta1)
-
 	changed := deployments
 	changed.Verbs = []string{"get"}
+	only := newService(t, deployments)
+	groupDoc := only.v3Docs["apis/apps"]
+	if err := only.SetGroupVersion(appsV1, []Resource{changed}); err != nil {
+		t.Fatal(err)
+	}
+	if only.v3Docs["apis/apps"] != groupDoc {
+		t.Error("a change of the group's only version replaced the group's document, and its encodings")
+	}
+
+	s := newService(t, deployments, v1beta1)
 	if err := s.SetGroupVersion(appsV1, []Resource{changed}); err != nil {
 		t.Fatal(err)
 	}
