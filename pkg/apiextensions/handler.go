@@ -90,8 +90,8 @@ type crdHandler struct {
 	// republishes the versions of its group only, so that installing a
 	// thousand CRDs is not a thousand times the work of all of them.
 	byGroup map[string]map[string]*servedCRD
-	// routes maps each served group version to its resources, each
-	// *crdRoutes replaced, never modified: requests read it without a
+	// routes maps each served group version to its resources. A
+	// crdRoutes is replaced, never modified: requests read it without a
 	// lock.
 	routes sync.Map // schema.GroupVersion -> crdRoutes
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kapi-dev/kapi/pkg/testserver"
 )
@@ -388,6 +390,77 @@ func TestCustomResourceDefinitionDeletionCleansUp(t *testing.T) {
 	list, err := ws.List(ctx, metav1.ListOptions{})
 	if err != nil || len(list.Items) != 0 {
 		t.Errorf("after re-creating the CRD: %v %v", list, err)
+	}
+}
+
+// TestCustomResourceDefinitionsShareAGroup: CRDs of one API group are
+// served side by side in its group version; deleting one leaves the other
+// served and discovered, and the group goes with the last of them.
+func TestCustomResourceDefinitionsShareAGroup(t *testing.T) {
+	s := startKapi(t)
+	ctx := context.Background()
+	crds := apiextensionsClient(t, s.ClientConfig)
+	pools := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal([]byte(replicaSetsCRD), pools); err != nil {
+		t.Fatal(err)
+	}
+	createCRD(t, crds, referenceCRD(t))
+	createCRD(t, crds, pools)
+	disco := clientset(t, s.ClientConfig).Discovery()
+	dyn := dynamicClient(t, s.ClientConfig)
+	poolsGVR := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "pools"}
+
+	resourcesOfGroup := func() []string {
+		t.Helper()
+		list, err := disco.ServerResourcesForGroupVersion("example.com/v1")
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, r := range list.APIResources {
+			names = append(names, r.Name)
+		}
+		return names
+	}
+	if got, want := resourcesOfGroup(), []string{"pools", "pools/scale", "pools/status", "widgets", "widgets/status"}; !slices.Equal(got, want) {
+		t.Errorf("example.com/v1 has %v, want %v", got, want)
+	}
+	for _, gvr := range []schema.GroupVersionResource{widgets, poolsGVR} {
+		if _, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{}); err != nil {
+			t.Errorf("list %s: %v", gvr.Resource, err)
+		}
+	}
+
+	deleted := func(name string) {
+		t.Helper()
+		if err := crds.ApiextensionsV1().CustomResourceDefinitions().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err := crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+		if err != nil {
+			t.Fatalf("%s was never deleted", name)
+		}
+	}
+	deleted("widgets.example.com")
+	if got, want := resourcesOfGroup(), []string{"pools", "pools/scale", "pools/status"}; !slices.Equal(got, want) {
+		t.Errorf("after deleting widgets, example.com/v1 has %v, want %v", got, want)
+	}
+	if _, err := dyn.Resource(poolsGVR).List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("pools after deleting widgets: %v", err)
+	}
+	if _, err := dyn.Resource(widgets).Namespace("default").List(ctx, metav1.ListOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("widgets after their CRD was deleted: want NotFound, got %v", err)
+	}
+
+	deleted("pools.example.com")
+	if got := resourcesOfGroup(); got != nil {
+		t.Errorf("after deleting both, example.com/v1 has %v", got)
 	}
 }
 
