@@ -36,14 +36,24 @@ func (s *RequestScope) trackWrite(live, obj runtime.Object, manager string) (run
 	if s.FieldManager == nil {
 		return obj, nil
 	}
-	if live == nil {
-		empty, err := s.Creater.New(s.Kind)
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		live = empty
+	live, err := s.liveOrEmpty(live)
+	if err != nil {
+		return nil, err
 	}
 	return s.FieldManager.UpdateNoErrors(live, obj, manager), nil
+}
+
+// liveOrEmpty is the object a write changes: the live one, or an empty
+// object of the served kind when the write creates.
+func (s *RequestScope) liveOrEmpty(live runtime.Object) (runtime.Object, error) {
+	if live != nil {
+		return live, nil
+	}
+	empty, err := s.Creater.New(s.Kind)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return empty, nil
 }
 
 // trackedUpdate records the writer of the object an update computes from
@@ -62,45 +72,64 @@ func (u *trackedUpdate) UpdatedObject(ctx context.Context, old runtime.Object) (
 	return u.scope.trackWrite(old, obj, u.manager)
 }
 
-// appliedObject computes the object of a server-side apply: the patch, a
-// partial object in YAML (or JSON), merged into the current object, or
-// into an empty one when there is none (apply creates).
-type appliedObject struct {
-	scope      *RequestScope
-	name       string
-	patch      []byte
-	options    *metav1.PatchOptions
-	validation string
+// decodeApplyPatch reads an apply patch, a partial object in YAML (or
+// JSON), once for the update that may try it several times. An unknown
+// field fails the apply itself, in the field manager; what strict decoding
+// adds is duplicate fields, which fail under fieldValidation=Strict and
+// warn under Warn. The patch is parsed once unless it has them.
+func decodeApplyPatch(ctx context.Context, patch []byte, validation string) (map[string]any, error) {
+	obj := map[string]any{}
+	if validation == metav1.FieldValidationIgnore {
+		if err := yaml.Unmarshal(patch, &obj); err != nil {
+			return nil, applySyntaxError(patch)
+		}
+		return obj, nil
+	}
+	strictErr := yaml.UnmarshalStrict(patch, &obj)
+	if strictErr == nil {
+		return obj, nil
+	}
+	obj = map[string]any{}
+	if err := yaml.Unmarshal(patch, &obj); err != nil {
+		return nil, applySyntaxError(patch)
+	}
+	if validation == metav1.FieldValidationStrict {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", strictErr))
+	}
+	// The YAML decoder's message spans lines, which a Warning header
+	// cannot carry.
+	warning.AddWarning(ctx, strings.Join(strings.Fields(strictErr.Error()), " "))
+	return obj, nil
 }
 
-func (p *appliedObject) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+// applySyntaxError is the 400 of a patch that is not YAML.
+func applySyntaxError(patch []byte) error {
+	_, err := yaml.ToJSON(patch)
+	return apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
+}
+
+// appliedObject computes the object of a server-side apply: the decoded
+// patch merged into the current object, or into an empty one when there
+// is none (apply creates).
+type appliedObject struct {
+	scope   *RequestScope
+	name    string
+	patch   map[string]any
+	options *metav1.PatchOptions
+}
+
+func (p *appliedObject) UpdatedObject(_ context.Context, old runtime.Object) (runtime.Object, error) {
 	s := p.scope
-	live := old
-	if live == nil {
-		empty, err := s.Creater.New(s.Kind)
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		live = empty
+	live, err := s.liveOrEmpty(old)
+	if err != nil {
+		return nil, err
 	}
-	patchObj := &unstructured.Unstructured{Object: map[string]any{}}
-	if err := yaml.Unmarshal(p.patch, &patchObj.Object); err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
-	}
+	// Each try of the update gets a copy: the field manager's is its own.
+	patchObj := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(p.patch)}
 	force := p.options.Force != nil && *p.options.Force
 	obj, err := s.FieldManager.Apply(live, patchObj, p.options.FieldManager, force)
 	if err != nil {
 		return nil, applyError(err)
-	}
-	// An unknown field fails the apply itself; what strict decoding adds
-	// is duplicate fields.
-	if p.validation != metav1.FieldValidationIgnore {
-		if err := yaml.UnmarshalStrict(p.patch, &map[string]any{}); err != nil {
-			if p.validation == metav1.FieldValidationStrict {
-				return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
-			}
-			warning.AddWarning(ctx, err.Error())
-		}
 	}
 	if old == nil {
 		// A uid names an object that exists: applying one that does not

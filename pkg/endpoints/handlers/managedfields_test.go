@@ -47,25 +47,63 @@ func TestPatchTypes(t *testing.T) {
 func TestPatchSyntax(t *testing.T) {
 	tests := []struct {
 		patch   string
-		pt      types.PatchType
 		wantErr string
 	}{
-		{`{"data":{}}`, types.MergePatchType, ""},
-		{`[{"op":"add"}]`, types.JSONPatchType, ""},
-		{`{"data":`, types.MergePatchType, "invalid JSON patch"},
-		{`data: {a: b}`, types.StrategicMergePatchType, "invalid JSON patch"},
-		{"apiVersion: v1\nkind: ConfigMap\n", types.ApplyYAMLPatchType, ""},
-		{`{"apiVersion":"v1"}`, types.ApplyYAMLPatchType, ""},
-		{"a: [b\n", types.ApplyYAMLPatchType, "error encoding patch: yaml: line 1: did not find expected ',' or ']'"},
+		{`{"data":{}}`, ""},
+		{`[{"op":"add"}]`, ""},
+		{`{"data":`, "invalid JSON patch"},
+		{`data: {a: b}`, "invalid JSON patch"},
 	}
 	for _, tt := range tests {
-		err := checkPatchSyntax([]byte(tt.patch), tt.pt)
+		err := checkPatchSyntax([]byte(tt.patch))
 		switch {
 		case tt.wantErr == "" && err != nil:
-			t.Errorf("%s %q: %v", tt.pt, tt.patch, err)
+			t.Errorf("%q: %v", tt.patch, err)
 		case tt.wantErr != "" && (!apierrors.IsBadRequest(err) || err.Error() != tt.wantErr):
-			t.Errorf("%s %q: got %v, want a 400 %q", tt.pt, tt.patch, err, tt.wantErr)
+			t.Errorf("%q: got %v, want a 400 %q", tt.patch, err, tt.wantErr)
 		}
+	}
+}
+
+// An apply patch is YAML or JSON; a duplicate field fails it under
+// fieldValidation=Strict, warns under Warn and is let through under
+// Ignore, the last value winning.
+func TestDecodeApplyPatch(t *testing.T) {
+	const duplicate = "apiVersion: v1\nkind: ConfigMap\ndata: {a: \"1\"}\ndata: {a: \"2\"}\n"
+	tests := []struct {
+		name, patch, validation string
+		wantData                string // data.a of the decoded patch
+		wantErr, wantWarning    string
+	}{
+		{"YAML", "apiVersion: v1\nkind: ConfigMap\ndata: {a: \"1\"}\n", metav1.FieldValidationStrict, "1", "", ""},
+		{"JSON", `{"apiVersion":"v1","data":{"a":"1"}}`, metav1.FieldValidationWarn, "1", "", ""},
+		{"not YAML", "a: [b\n", metav1.FieldValidationStrict, "", "error encoding patch: yaml: line 1: did not find expected ',' or ']'", ""},
+		{"not YAML, ignoring", "a: [b\n", metav1.FieldValidationIgnore, "", "error encoding patch: yaml: line 1: did not find expected ',' or ']'", ""},
+		{"a duplicate field, strict", duplicate, metav1.FieldValidationStrict, "", `error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:`, ""},
+		{"a duplicate field, warned", duplicate, metav1.FieldValidationWarn, "2", "", "yaml: unmarshal errors: line 4: key"},
+		{"a duplicate field, ignored", duplicate, metav1.FieldValidationIgnore, "2", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			header := http.Header{}
+			ctx := warning.WithRecorder(context.Background(), warning.NewRecorder(header))
+			obj, err := decodeApplyPatch(ctx, []byte(tt.patch), tt.validation)
+			if tt.wantErr != "" {
+				if !apierrors.IsBadRequest(err) || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("got %v, want a 400 %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := obj["data"].(map[string]any)["a"]; a != tt.wantData {
+				t.Errorf("data.a = %v, want %s", a, tt.wantData)
+			}
+			if w := header.Get("Warning"); (tt.wantWarning == "") != (w == "") || !strings.Contains(w, tt.wantWarning) {
+				t.Errorf("warning %q, want one with %q", w, tt.wantWarning)
+			}
+		})
 	}
 }
 

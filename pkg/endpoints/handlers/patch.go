@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
@@ -57,10 +56,6 @@ func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge
 			s.writeError(w, r, err)
 			return
 		}
-		if err := checkPatchSyntax(patch, pt); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
 		validation, err := fieldValidation(r)
 		if err != nil {
 			s.writeError(w, r, err)
@@ -70,9 +65,18 @@ func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge
 		var next rest.UpdatedObjectInfo
 		forceAllowCreate := false
 		if pt == types.ApplyYAMLPatchType {
-			next = &appliedObject{scope: s, name: name, patch: patch, options: opts, validation: validation}
+			applied, err := decodeApplyPatch(ctx, patch, validation)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			next = &appliedObject{scope: s, name: name, patch: applied, options: opts}
 			forceAllowCreate = true
 		} else {
+			if err := checkPatchSyntax(patch); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
 			next = &trackedUpdate{scope: s, manager: fieldmanager.ManagerName(opts.FieldManager, r.UserAgent()),
 				next: &patchedObject{scope: s, patchType: pt, patch: patch, validation: validation}}
 		}
@@ -114,15 +118,9 @@ func patchType(r *http.Request, supportsStrategicMerge, supportsApply bool) (typ
 	return "", negotiation.NewUnsupportedPatchTypeError()
 }
 
-// checkPatchSyntax rejects a patch that is not JSON (YAML for apply)
-// before anything is done with it, as kube-apiserver does.
-func checkPatchSyntax(patch []byte, pt types.PatchType) error {
-	if pt == types.ApplyYAMLPatchType {
-		if _, err := yaml.ToJSON(patch); err != nil {
-			return apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
-		}
-		return nil
-	}
+// checkPatchSyntax rejects a JSON, merge or strategic merge patch that is
+// not JSON before anything is done with it, as kube-apiserver does.
+func checkPatchSyntax(patch []byte) error {
 	if !json.Valid(patch) {
 		return apierrors.NewBadRequest("invalid JSON patch")
 	}
