@@ -23,7 +23,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
-	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/registry/apps/deployment"
 	"github.com/kapi-dev/kapi/pkg/registry/coordination/lease"
 	"github.com/kapi-dev/kapi/pkg/registry/core/configmap"
@@ -188,7 +187,6 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 			Admission:           admit,
 			MinRequestTimeout:   cfg.MinRequestTimeout,
 			MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
-			TypeConverter:       fieldmanager.SchemeTypeConverter(scheme.Scheme),
 		}
 		if err := s.InstallAPIGroupVersion(agv, groupPriority[g.gv.Group], 0); err != nil {
 			return nil, err
