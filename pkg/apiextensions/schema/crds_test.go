@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -16,19 +17,16 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapi-dev/kapi/internal/required"
 )
 
-// sharedCRDs is the corpus of real-world CRDs (prometheus-operator and
-// cert-manager), relative to this package.
-const sharedCRDs = "../../../../shared/crds"
-
-// loadYAMLDocuments returns the documents of every YAML file below dir
-// (name -> documents), skipping the test if the corpus is not there.
-func loadYAMLDocuments(t testing.TB, dir string) map[string][][]byte {
+// loadYAMLDocuments returns the documents of every YAML file below dir of
+// the corpus of real-world CRDs (name -> documents); the corpus is
+// required (see package required).
+func loadYAMLDocuments(t testing.TB, rel ...string) map[string][][]byte {
 	t.Helper()
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("corpus not available: %v", err)
-	}
+	dir := required.CRDs(t, rel...)
 	docs := map[string][][]byte{}
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
@@ -54,7 +52,7 @@ func loadYAMLDocuments(t testing.TB, dir string) map[string][][]byte {
 func loadSharedCRDs(t testing.TB) map[string]*apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
 	crds := map[string]*apiextensionsv1.CustomResourceDefinition{}
-	for path, docs := range loadYAMLDocuments(t, sharedCRDs) {
+	for path, docs := range loadYAMLDocuments(t) {
 		for _, doc := range docs {
 			crd := &apiextensionsv1.CustomResourceDefinition{}
 			if err := yaml.Unmarshal(doc, crd); err != nil {
@@ -168,7 +166,7 @@ func TestSharedCRDSamples(t *testing.T) {
 		byKind[crd.Spec.Group+"/"+crd.Spec.Names.Kind] = crd
 	}
 
-	samples := loadYAMLDocuments(t, filepath.Join(sharedCRDs, "prometheus-operator", "samples"))
+	samples := loadYAMLDocuments(t, "prometheus-operator", "samples")
 	paths := sortedKeys(samples)
 	tested := 0
 	for _, path := range paths {
@@ -265,7 +263,7 @@ func certificateSchema(b *testing.B) *apiextensionsv1.JSONSchemaProps {
 	b.Helper()
 	crd, found := loadSharedCRDs(b)["certificates.cert-manager.io"]
 	if !found {
-		b.Skip("certificates.cert-manager.io not in the corpus")
+		required.Missing(b, "certificates.cert-manager.io in ../shared/crds", errors.New("not in the corpus"))
 	}
 	return crd.Spec.Versions[0].Schema.OpenAPIV3Schema
 }

@@ -2,7 +2,6 @@ package fieldmanager
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kapi-dev/kapi/internal/required"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 )
 
@@ -67,14 +67,9 @@ func newBuiltinManager(t testing.TB, gvk schema.GroupVersionKind, subresource st
 	return fm
 }
 
-const referenceDir = "../../../../shared/reference/kube-apiserver-v1.37.1"
-
 func readReference(t *testing.T, name string, into any) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(referenceDir, name))
-	if err != nil {
-		t.Skipf("no reference data: %v", err)
-	}
+	data := required.ReadReference(t, name)
 	if err := json.Unmarshal(data, into); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -121,10 +116,7 @@ func TestCreatesRecordWhatKubeAPIServerRecords(t *testing.T) {
 				t.Fatalf("row %s of %s has managedFields %v", tt.row, tt.table, want)
 			}
 
-			data, err := os.ReadFile(filepath.Join(referenceDir, "defaulting", tt.input))
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := required.ReadReference(t, "defaulting", tt.input)
 			obj, _, err := scheme.Codecs.UniversalDecoder(tt.gvk.GroupVersion()).Decode(data, nil, nil)
 			if err != nil {
 				t.Fatal(err)
