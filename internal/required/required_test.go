@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -72,4 +74,53 @@ func TestSharedDirIsBesideTheRepository(t *testing.T) {
 	if want := filepath.Join(filepath.Dir(repo), "shared"); got != want {
 		t.Errorf("SharedDir() = %s, want %s", got, want)
 	}
+}
+
+// No test of the repository skips on its own: a missing prerequisite goes
+// through Missing, so that CI fails instead of passing without running
+// it. A skip right after a testing.Short() check is an explicit choice of
+// whoever runs the tests, and is allowed.
+func TestNoTestSkipsOnItsOwn(t *testing.T) {
+	repo := mustAbs(t, filepath.Join("..", ".."))
+	err := filepath.WalkDir(repo, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != repo {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines := strings.Split(string(data), "\n")
+		for i, line := range lines {
+			if !skipCall.MatchString(line) {
+				continue
+			}
+			if i > 0 && strings.Contains(lines[i-1], "testing.Short()") {
+				continue
+			}
+			rel, _ := filepath.Rel(repo, path)
+			t.Errorf("%s:%d skips on its own (%s): use required.Missing, which fails under CI=true", rel, i+1, strings.TrimSpace(line))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+var skipCall = regexp.MustCompile(`\b[tb]\.Skip(f|Now)?\(`)
+
+func mustAbs(t *testing.T, path string) string {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }
