@@ -1,8 +1,11 @@
-package schema
+package valuevalidation
 
 import (
 	"k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/internal/walk"
 )
 
 // ValidateListSetsAndMaps checks the invariants of lists marked
@@ -11,13 +14,13 @@ import (
 // at fldPath. Each repeated item is reported once, at its second
 // occurrence, as kube-apiserver does: `Duplicate value: "a"` for sets and
 // `Duplicate value: {"name":"a"}` (the key fields) for maps.
-func ValidateListSetsAndMaps(fldPath *field.Path, obj interface{}, s *Structural) field.ErrorList {
+func ValidateListSetsAndMaps(fldPath *field.Path, obj interface{}, s *schema.Structural) field.ErrorList {
 	m, ok := obj.(map[string]interface{})
 	if !ok || s == nil {
 		return nil
 	}
-	return inStableOrder(func(sorted bool) field.ErrorList {
-		w := listValidator{root: fldPath, path: newPathStack(), sorted: sorted}
+	return walk.InStableOrder(func(sorted bool) field.ErrorList {
+		w := listValidator{root: fldPath, path: walk.NewPath(), sorted: sorted}
 		w.validateObject(m, s)
 		return w.errs
 	})
@@ -25,36 +28,36 @@ func ValidateListSetsAndMaps(fldPath *field.Path, obj interface{}, s *Structural
 
 type listValidator struct {
 	root   *field.Path
-	path   *pathStack
+	path   *walk.Path
 	sorted bool
 	errs   field.ErrorList
 }
 
-func (w *listValidator) validateObject(obj map[string]interface{}, s *Structural) {
+func (w *listValidator) validateObject(obj map[string]interface{}, s *schema.Structural) {
 	if obj == nil {
 		return
 	}
 	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-		forEachField(obj, w.sorted, func(name string, v interface{}) bool {
-			w.path.pushKey(name)
+		walk.ForEachField(obj, w.sorted, func(name string, v interface{}) bool {
+			w.path.PushKey(name)
 			w.validate(v, s.AdditionalProperties.Schema)
-			w.path.pop()
+			w.path.Pop()
 			return false
 		})
 	}
 	if s.Properties != nil {
-		forEachField(obj, w.sorted, func(name string, v interface{}) bool {
+		walk.ForEachField(obj, w.sorted, func(name string, v interface{}) bool {
 			if prop, found := s.Properties[name]; found {
-				w.path.pushField(name)
+				w.path.PushField(name)
 				w.validate(v, prop)
-				w.path.pop()
+				w.path.Pop()
 			}
 			return false
 		})
 	}
 }
 
-func (w *listValidator) validate(x interface{}, s *Structural) {
+func (w *listValidator) validate(x interface{}, s *schema.Structural) {
 	switch x := x.(type) {
 	case []interface{}:
 		w.validateList(x, s)
@@ -63,15 +66,15 @@ func (w *listValidator) validate(x interface{}, s *Structural) {
 	}
 }
 
-func (w *listValidator) validateList(list []interface{}, s *Structural) {
+func (w *listValidator) validateList(list []interface{}, s *schema.Structural) {
 	if s.XListType != nil && len(list) > 0 {
 		switch *s.XListType {
 		case "set":
 			if duplicates, err := findDuplicates(list); err != nil {
-				w.errs = append(w.errs, field.Invalid(w.path.fieldPath(w.root).Index(err.index), list[err.index], "internal error"))
+				w.errs = append(w.errs, field.Invalid(w.path.FieldPath(w.root).Index(err.index), list[err.index], "internal error"))
 			} else {
 				for _, i := range duplicates {
-					w.errs = append(w.errs, field.Duplicate(w.path.fieldPath(w.root).Index(i), list[i]))
+					w.errs = append(w.errs, field.Duplicate(w.path.FieldPath(w.root).Index(i), list[i]))
 				}
 			}
 		case "map":
@@ -80,9 +83,9 @@ func (w *listValidator) validateList(list []interface{}, s *Structural) {
 	}
 	if s.Items != nil {
 		for i, item := range list {
-			w.path.pushIndex(i)
+			w.path.PushIndex(i)
 			w.validate(item, s.Items)
-			w.path.pop()
+			w.path.Pop()
 		}
 	}
 }
@@ -92,10 +95,10 @@ func (w *listValidator) validateList(list []interface{}, s *Structural) {
 // null.
 type missingKey struct{}
 
-func validateListMap(path *pathStack, root *field.Path, list []interface{}, keyFields []string) field.ErrorList {
+func validateListMap(path *walk.Path, root *field.Path, list []interface{}, keyFields []string) field.ErrorList {
 	for i, item := range list {
 		if _, ok := item.(map[string]interface{}); item != nil && !ok {
-			return field.ErrorList{field.Invalid(path.fieldPath(root).Index(i), item, "must be an object for an array of list-type map")}
+			return field.ErrorList{field.Invalid(path.FieldPath(root).Index(i), item, "must be an object for an array of list-type map")}
 		}
 	}
 	if len(list) <= 1 {
@@ -126,11 +129,11 @@ func validateListMap(path *pathStack, root *field.Path, list []interface{}, keyF
 
 	duplicates, err := findDuplicates(keys)
 	if err != nil {
-		return field.ErrorList{field.Invalid(path.fieldPath(root).Index(err.index), keys[err.index], "internal error")}
+		return field.ErrorList{field.Invalid(path.FieldPath(root).Index(err.index), keys[err.index], "internal error")}
 	}
 	var errs field.ErrorList
 	for _, i := range duplicates {
-		itemPath := path.fieldPath(root).Index(i)
+		itemPath := path.FieldPath(root).Index(i)
 		switch key := keys[i].(type) {
 		case missingKey:
 			errs = append(errs, field.Duplicate(itemPath, map[string]interface{}{}))

@@ -1,11 +1,17 @@
-package schema
+package schemavalidation
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/defaulting"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/valuevalidation"
 )
 
 // SchemaHas reports whether pred holds for s or any schema below it (items,
@@ -39,7 +45,7 @@ func SchemaHas(s *apiextensionsv1.JSONSchemaProps, pred func(*apiextensionsv1.JS
 	if SchemaHas(s.Not, pred) {
 		return true
 	}
-	for _, name := range sortedKeys(s.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		prop := s.Properties[name]
 		if SchemaHas(&prop, pred) {
 			return true
@@ -48,7 +54,7 @@ func SchemaHas(s *apiextensionsv1.JSONSchemaProps, pred func(*apiextensionsv1.JS
 	if s.AdditionalProperties != nil && SchemaHas(s.AdditionalProperties.Schema, pred) {
 		return true
 	}
-	for _, name := range sortedKeys(s.PatternProperties) {
+	for _, name := range slices.Sorted(maps.Keys(s.PatternProperties)) {
 		prop := s.PatternProperties[name]
 		if SchemaHas(&prop, pred) {
 			return true
@@ -57,13 +63,13 @@ func SchemaHas(s *apiextensionsv1.JSONSchemaProps, pred func(*apiextensionsv1.JS
 	if s.AdditionalItems != nil && SchemaHas(s.AdditionalItems.Schema, pred) {
 		return true
 	}
-	for _, name := range sortedKeys(s.Definitions) {
+	for _, name := range slices.Sorted(maps.Keys(s.Definitions)) {
 		def := s.Definitions[name]
 		if SchemaHas(&def, pred) {
 			return true
 		}
 	}
-	for _, name := range sortedKeys(s.Dependencies) {
+	for _, name := range slices.Sorted(maps.Keys(s.Dependencies)) {
 		if SchemaHas(s.Dependencies[name].Schema, pred) {
 			return true
 		}
@@ -98,7 +104,7 @@ func SchemaHasUnprunedDefaults(s *apiextensionsv1.JSONSchemaProps) (bool, error)
 	if s == nil || !SchemaHasDefaults(s) {
 		return false, nil
 	}
-	ss, err := NewStructural(s)
+	ss, err := schema.NewStructural(s)
 	if err != nil {
 		return false, err
 	}
@@ -106,7 +112,7 @@ func SchemaHasUnprunedDefaults(s *apiextensionsv1.JSONSchemaProps) (bool, error)
 		return false, errs.ToAggregate()
 	}
 	pruned := ss.DeepCopy()
-	if err := PruneDefaults(pruned); err != nil {
+	if err := defaulting.PruneDefaults(pruned); err != nil {
 		return false, err
 	}
 	return !reflect.DeepEqual(ss, pruned), nil
@@ -153,7 +159,7 @@ func SchemaHasInvalidTypes(s *apiextensionsv1.JSONSchemaProps) bool {
 func UnrecognizedFormats(s *apiextensionsv1.JSONSchemaProps) []string {
 	var formats []string
 	SchemaHas(s, func(s *apiextensionsv1.JSONSchemaProps) bool {
-		if len(s.Format) > 0 && supportedFormat(s.Type, s.Format) == "" {
+		if len(s.Format) > 0 && valuevalidation.SupportedFormat(s.Type, s.Format) == "" {
 			formats = append(formats, s.Format)
 		}
 		return false

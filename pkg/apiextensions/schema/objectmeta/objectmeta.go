@@ -1,8 +1,10 @@
-package schema
+package objectmeta
 
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,20 +18,23 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/internal/walk"
 )
 
-// isTypeOrObjectMetaField reports the fields of an embedded resource (and of
+// IsTypeOrObjectMetaField reports the fields of an embedded resource (and of
 // the resource root) that belong to the server rather than to the schema.
-func isTypeOrObjectMetaField(name string) bool {
+func IsTypeOrObjectMetaField(name string) bool {
 	return name == "apiVersion" || name == "kind" || name == "metadata"
 }
 
-// asResourceRoot returns s marked as an embedded resource, which is how the
+// AsResourceRoot returns s marked as an embedded resource, which is how the
 // root of a custom resource is treated by pruning, coercion and validation
 // of TypeMeta and ObjectMeta. s itself is not changed.
-func asResourceRoot(s *Structural) *Structural {
+func AsResourceRoot(s *schema.Structural) *schema.Structural {
 	if s == nil {
-		return &Structural{XEmbeddedResource: true}
+		return &schema.Structural{XEmbeddedResource: true}
 	}
 	if s.XEmbeddedResource {
 		return s
@@ -87,7 +92,7 @@ func GetObjectMeta(obj map[string]interface{}, opts ObjectMetaOptions) (meta *me
 	// skip the fields that fail.
 	meta = &metav1.ObjectMeta{}
 	probe := &metav1.ObjectMeta{}
-	for _, name := range sortedKeys(metadataMap) {
+	for _, name := range slices.Sorted(maps.Keys(metadataMap)) {
 		single, err := utiljson.Marshal(map[string]interface{}{name: metadataMap[name]})
 		if err != nil || utiljson.Unmarshal(single, probe) != nil {
 			continue
@@ -144,16 +149,16 @@ type CoerceOptions struct {
 // through ObjectMeta, which drops unknown fields and a zero
 // creationTimestamp. The first malformed field is returned as an error
 // unless opts.DropInvalidFields is set. Unknown field paths come sorted.
-func Coerce(fldPath *field.Path, obj interface{}, s *Structural, isResourceRoot bool, opts CoerceOptions) (*field.Error, []string) {
+func Coerce(fldPath *field.Path, obj interface{}, s *schema.Structural, isResourceRoot bool, opts CoerceOptions) (*field.Error, []string) {
 	if isResourceRoot {
-		s = asResourceRoot(s)
+		s = AsResourceRoot(s)
 	}
-	c := coercer{opts: opts, root: fldPath, path: newPathStack()}
+	c := coercer{opts: opts, root: fldPath, path: walk.NewPath()}
 	err := c.coerce(obj, s)
 	if err != nil {
 		// Report the first error in a stable order, not map order. What was
 		// coerced already is coerced again to the same result.
-		c = coercer{opts: opts, root: fldPath, path: newPathStack(), sorted: true}
+		c = coercer{opts: opts, root: fldPath, path: walk.NewPath(), sorted: true}
 		err = c.coerce(obj, s)
 	}
 	sort.Strings(c.unknownFieldPaths)
@@ -163,12 +168,12 @@ func Coerce(fldPath *field.Path, obj interface{}, s *Structural, isResourceRoot 
 type coercer struct {
 	opts              CoerceOptions
 	root              *field.Path
-	path              *pathStack
+	path              *walk.Path
 	sorted            bool
 	unknownFieldPaths []string
 }
 
-func (c *coercer) coerce(x interface{}, s *Structural) *field.Error {
+func (c *coercer) coerce(x interface{}, s *schema.Structural) *field.Error {
 	if s == nil {
 		return nil
 	}
@@ -182,24 +187,24 @@ func (c *coercer) coerce(x interface{}, s *Structural) *field.Error {
 		if len(s.Properties) == 0 && s.AdditionalProperties == nil {
 			return nil
 		}
-		return forEachField(x, c.sorted, func(name string, v interface{}) *field.Error {
+		return walk.ForEachField(x, c.sorted, func(name string, v interface{}) *field.Error {
 			if prop, found := s.Properties[name]; found {
-				c.path.pushField(name)
-				defer c.path.pop()
+				c.path.PushField(name)
+				defer c.path.Pop()
 				return c.coerce(v, prop)
 			}
 			if s.AdditionalProperties != nil {
-				c.path.pushKey(name)
-				defer c.path.pop()
+				c.path.PushKey(name)
+				defer c.path.Pop()
 				return c.coerce(v, s.AdditionalProperties.Schema)
 			}
 			return nil
 		})
 	case []interface{}:
 		for i, item := range x {
-			c.path.pushIndex(i)
+			c.path.PushIndex(i)
 			err := c.coerce(item, s.Items)
-			c.path.pop()
+			c.path.Pop()
 			if err != nil {
 				return err
 			}
@@ -216,7 +221,7 @@ func (c *coercer) coerceTypeAndObjectMeta(x map[string]interface{}) *field.Error
 		}
 		if _, ok := v.(string); !ok {
 			if !c.opts.DropInvalidFields {
-				return field.Invalid(c.path.fieldPath(c.root).Child(name), v, "must be a string")
+				return field.Invalid(c.path.FieldPath(c.root).Child(name), v, "must be a string")
 			}
 			delete(x, name)
 		}
@@ -226,7 +231,7 @@ func (c *coercer) coerceTypeAndObjectMeta(x map[string]interface{}) *field.Error
 	if !found {
 		return nil
 	}
-	fldPath := c.path.fieldPath(c.root)
+	fldPath := c.path.FieldPath(c.root)
 	meta, found, unknown, err := GetObjectMeta(x, ObjectMetaOptions{
 		DropMalformedFields:     c.opts.DropInvalidFields,
 		ReturnUnknownFieldPaths: c.opts.ReturnUnknownFieldPaths,
@@ -253,87 +258,57 @@ func (c *coercer) coerceTypeAndObjectMeta(x map[string]interface{}) *field.Error
 	return nil
 }
 
-// forEachField calls f for the fields of m, in sorted order if sorted is
-// set (which costs an allocation), until f returns an error.
-func forEachField[E comparable](m map[string]interface{}, sorted bool, f func(name string, v interface{}) E) E {
-	var zero E
-	if sorted {
-		for _, name := range sortedKeys(m) {
-			if err := f(name, m[name]); err != zero {
-				return err
-			}
-		}
-		return zero
-	}
-	for name, v := range m {
-		if err := f(name, v); err != zero {
-			return err
-		}
-	}
-	return zero
-}
-
 // ValidateEmbeddedResources checks TypeMeta and ObjectMeta of every
 // embedded resource in obj (and of obj itself if isResourceRoot): apiVersion
 // and kind are required non-empty strings of the right shape, and metadata
 // is valid ObjectMeta whose name and generateName are path segments.
-func ValidateEmbeddedResources(fldPath *field.Path, obj interface{}, s *Structural, isResourceRoot bool) field.ErrorList {
+func ValidateEmbeddedResources(fldPath *field.Path, obj interface{}, s *schema.Structural, isResourceRoot bool) field.ErrorList {
 	if isResourceRoot {
-		s = asResourceRoot(s)
+		s = AsResourceRoot(s)
 	}
-	return inStableOrder(func(sorted bool) field.ErrorList {
-		w := embeddedValidator{root: fldPath, path: newPathStack(), sorted: sorted}
+	return walk.InStableOrder(func(sorted bool) field.ErrorList {
+		w := embeddedValidator{root: fldPath, path: walk.NewPath(), sorted: sorted}
 		w.validate(obj, s)
 		return w.errs
 	})
 }
 
-// inStableOrder runs a walk over an object first in map order, which is
-// cheap, and, if it reports errors, again in sorted order so that the
-// errors do not depend on map iteration.
-func inStableOrder(walk func(sorted bool) field.ErrorList) field.ErrorList {
-	if errs := walk(false); len(errs) == 0 {
-		return nil
-	}
-	return walk(true)
-}
-
 type embeddedValidator struct {
 	root   *field.Path
-	path   *pathStack
+	path   *walk.Path
 	sorted bool
 	errs   field.ErrorList
 }
 
-func (w *embeddedValidator) validate(x interface{}, s *Structural) {
+func (w *embeddedValidator) validate(x interface{}, s *schema.Structural) {
 	if s == nil {
 		return
 	}
 	switch x := x.(type) {
 	case map[string]interface{}:
 		if s.XEmbeddedResource {
-			w.errs = append(w.errs, validateTypeAndObjectMeta(w.path.fieldPath(w.root), x)...)
+			w.errs = append(w.errs, validateTypeAndObjectMeta(w.path.FieldPath(w.root), x)...)
 		}
 		if len(s.Properties) == 0 && s.AdditionalProperties == nil {
 			return
 		}
-		forEachField(x, w.sorted, func(name string, v interface{}) bool {
+		walk.ForEachField(x, w.sorted, func(name string, v interface{}) bool {
 			if prop, found := s.Properties[name]; found {
-				w.path.pushField(name)
+				w.path.PushField(name)
 				w.validate(v, prop)
-				w.path.pop()
+				w.path.Pop()
 			} else if s.AdditionalProperties != nil {
-				w.path.pushKey(name)
+				w.path.PushKey(name)
 				w.validate(v, s.AdditionalProperties.Schema)
-				w.path.pop()
+				w.path.Pop()
 			}
 			return false
 		})
 	case []interface{}:
 		for i, item := range x {
-			w.path.pushIndex(i)
+			w.path.PushIndex(i)
 			w.validate(item, s.Items)
-			w.path.pop()
+			w.path.Pop()
 		}
 	}
 }

@@ -1,9 +1,11 @@
-package schema
+package schemavalidation
 
 import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
 )
 
 // The CRD validation of kube-apiserver reports a schema shared by all
@@ -580,7 +582,7 @@ func TestValidateDefaultRulesHook(t *testing.T) {
 	s := schemaFromYAML(t, `{type: object, properties: {a: {type: string, default: x}, b: {type: integer, default: "wrong"}, e: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true, default: {apiVersion: v1, kind: K}}}}`)
 	var calls []string
 	opts := SchemaValidationOptions{
-		ValidateDefaultRules: func(fldPath *field.Path, s *Structural, isResourceRoot bool, value interface{}) field.ErrorList {
+		ValidateDefaultRules: func(fldPath *field.Path, s *schema.Structural, isResourceRoot bool, value interface{}) field.ErrorList {
 			calls = append(calls, fldPath.String())
 			if isResourceRoot {
 				return field.ErrorList{field.Invalid(fldPath, value, "rule failed")}

@@ -1,4 +1,8 @@
-package schema
+// Package walk holds what the walks of a custom resource along its
+// structural schema (pruning, coercion of metadata, list and embedded
+// resource checks) share: the path they are at, and the order in which
+// they visit an object's fields.
+package walk
 
 import (
 	"strconv"
@@ -7,11 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// pathStack is the path to the value being walked, as a stack of steps
+// Path is the path to the value being walked, as a stack of steps
 // that the walk pushes and pops. It is only rendered (as a field.Path or a
 // string) when something is reported, so walking a well-formed object
 // costs no allocation beyond the stack itself.
-type pathStack struct {
+type Path struct {
 	steps []pathStep
 }
 
@@ -32,28 +36,34 @@ const (
 	indexStep
 )
 
-func newPathStack() *pathStack {
-	return &pathStack{steps: make([]pathStep, 0, 16)}
+// NewPath returns an empty path.
+func NewPath() *Path {
+	return &Path{steps: make([]pathStep, 0, 16)}
 }
 
-func (p *pathStack) pushField(name string) {
+// PushField, PushKey and PushIndex descend into a property, a map key
+// and a list item; Pop goes back up.
+func (p *Path) PushField(name string) {
 	p.steps = append(p.steps, pathStep{kind: fieldStep, name: name})
 }
 
-func (p *pathStack) pushKey(name string) {
+func (p *Path) PushKey(name string) {
 	p.steps = append(p.steps, pathStep{kind: keyStep, name: name})
 }
 
-func (p *pathStack) pushIndex(i int) {
+func (p *Path) PushIndex(i int) {
 	p.steps = append(p.steps, pathStep{kind: indexStep, index: i})
 }
 
-func (p *pathStack) pop() {
+func (p *Path) Pop() {
 	p.steps = p.steps[:len(p.steps)-1]
 }
 
-// fieldPath renders the current path below root.
-func (p *pathStack) fieldPath(root *field.Path) *field.Path {
+// Len is the number of steps: 0 at the root.
+func (p *Path) Len() int { return len(p.steps) }
+
+// FieldPath renders the current path below root.
+func (p *Path) FieldPath(root *field.Path) *field.Path {
 	path := root
 	for _, step := range p.steps {
 		switch step.kind {
@@ -68,9 +78,9 @@ func (p *pathStack) fieldPath(root *field.Path) *field.Path {
 	return path
 }
 
-// dotted renders the current path the way unknown fields are reported:
+// Dotted renders the current path the way unknown fields are reported:
 // spec.items[0].name (map keys are written like fields).
-func (p *pathStack) dotted() string {
+func (p *Path) Dotted() string {
 	var b strings.Builder
 	for i, step := range p.steps {
 		if step.kind == indexStep {

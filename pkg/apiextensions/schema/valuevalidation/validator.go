@@ -1,4 +1,4 @@
-package schema
+package valuevalidation
 
 import (
 	"encoding/json"
@@ -10,6 +10,9 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/objectmeta"
 )
 
 // Validator checks custom resources against the schema of one CRD version.
@@ -22,7 +25,7 @@ type Validator struct {
 	fast *validityChecker
 	// structural drives the list-type and embedded-resource checks; nil
 	// for a schema that is not structural (those checks need structure).
-	structural *Structural
+	structural *schema.Structural
 }
 
 // NewValidator compiles s. s may be nil (no validation at all) or a legacy
@@ -38,21 +41,21 @@ func NewValidator(s *apiextensionsv1.JSONSchemaProps) (*Validator, error) {
 	}
 	v.openAPI = openAPI
 	v.fast = newValidityChecker(openAPI)
-	if structural, err := NewStructural(s); err == nil {
+	if structural, err := schema.NewStructural(s); err == nil {
 		v.structural = structural
 	}
 	return v, nil
 }
 
-// Structural returns the structural schema the validator uses, nil if the
+// schema.Structural returns the structural schema the validator uses, nil if the
 // schema is not structural.
-func (v *Validator) Structural() *Structural {
+func (v *Validator) Structural() *schema.Structural {
 	return v.structural
 }
 
 // Validate checks obj, which sits at fldPath (nil for a whole resource):
 // its values against the schema (ValidateValues), embedded resources'
-// TypeMeta and ObjectMeta (ValidateEmbeddedResources; not the root's, which
+// TypeMeta and ObjectMeta (objectmeta.ValidateEmbeddedResources; not the root's, which
 // the resource's own validation handles), and the uniqueness of
 // x-kubernetes-list-type set and map items (ValidateListSetsAndMaps). This
 // is what kube-apiserver checks on create, except CEL rules.
@@ -60,7 +63,7 @@ func (v *Validator) Validate(fldPath *field.Path, obj interface{}) field.ErrorLi
 	var allErrs field.ErrorList
 	allErrs = append(allErrs, v.ValidateValues(fldPath, obj)...)
 	if v.structural != nil {
-		allErrs = append(allErrs, ValidateEmbeddedResources(fldPath, obj, v.structural, false)...)
+		allErrs = append(allErrs, objectmeta.ValidateEmbeddedResources(fldPath, obj, v.structural, false)...)
 		allErrs = append(allErrs, ValidateListSetsAndMaps(fldPath, obj, v.structural)...)
 	}
 	return allErrs
@@ -76,7 +79,7 @@ func (v *Validator) ValidateUpdate(fldPath *field.Path, obj, old interface{}) fi
 	var allErrs field.ErrorList
 	allErrs = append(allErrs, v.ValidateValuesUpdate(fldPath, obj, old)...)
 	if v.structural != nil {
-		allErrs = append(allErrs, ValidateEmbeddedResources(fldPath, obj, v.structural, false)...)
+		allErrs = append(allErrs, objectmeta.ValidateEmbeddedResources(fldPath, obj, v.structural, false)...)
 		if len(ValidateListSetsAndMaps(fldPath, old, v.structural)) == 0 {
 			allErrs = append(allErrs, ValidateListSetsAndMaps(fldPath, obj, v.structural)...)
 		}
@@ -96,7 +99,7 @@ func (v *Validator) ValidateValues(fldPath *field.Path, obj interface{}) field.E
 	if result.IsValid() {
 		return nil
 	}
-	return toFieldErrors(fldPath, result)
+	return ToFieldErrors(fldPath, result)
 }
 
 // ValidateValuesUpdate is ValidateValues with ratcheting against old.
@@ -105,16 +108,16 @@ func (v *Validator) ValidateValuesUpdate(fldPath *field.Path, obj, old interface
 	if v.fast.valid(obj) {
 		return nil
 	}
-	result := newRatchetingValidator(v.openAPI, "", newCorrelation(obj, old, v.openAPI)).Validate(obj)
+	result := newRatchetingValidator(v.openAPI, "", correlate(obj, old, v.openAPI)).Validate(obj)
 	if result.IsValid() {
 		return nil
 	}
-	return toFieldErrors(fldPath, result)
+	return ToFieldErrors(fldPath, result)
 }
 
-// toFieldErrors translates the value validator's errors into the
+// ToFieldErrors translates the value validator's errors into the
 // field.Errors kube-apiserver returns.
-func toFieldErrors(fldPath *field.Path, result *validate.Result) field.ErrorList {
+func ToFieldErrors(fldPath *field.Path, result *validate.Result) field.ErrorList {
 	var allErrs field.ErrorList
 	for _, err := range result.Errors {
 		verr, ok := err.(*openapierrors.Validation)

@@ -1,15 +1,21 @@
-package schema
+package schemavalidation
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/objectmeta"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/valuevalidation"
 )
 
 // SchemaValidationOptions tunes ValidateCustomResourceDefinitionSchema.
@@ -48,7 +54,7 @@ type SchemaValidationOptions struct {
 	// called where kube-apiserver runs them: only for defaults that passed
 	// every other check. isResourceRoot says whether s describes a resource
 	// (the root or an embedded resource).
-	ValidateDefaultRules func(fldPath *field.Path, s *Structural, isResourceRoot bool, value interface{}) field.ErrorList
+	ValidateDefaultRules func(fldPath *field.Path, s *schema.Structural, isResourceRoot bool, value interface{}) field.ErrorList
 }
 
 var openAPIV3Types = sets.New("string", "number", "integer", "boolean", "array", "object")
@@ -103,7 +109,7 @@ func ValidateCustomResourceDefinitionSchema(fldPath *field.Path, s *apiextension
 	// only reported when there is nothing else to say.
 	var conversionErrs field.ErrorList
 	if !opts.AllowNonStructural {
-		if ss, err := NewStructural(s); err != nil {
+		if ss, err := schema.NewStructural(s); err != nil {
 			conversionErrs = append(conversionErrs, field.Invalid(fldPath, "", err.Error()))
 		} else if errs := ValidateStructuralInvariants(fldPath, ss); len(errs) > 0 {
 			allErrs = append(allErrs, errs...)
@@ -123,7 +129,7 @@ func ValidateCustomResourceDefinitionSchema(fldPath *field.Path, s *apiextension
 
 	// The value validator must be buildable from whatever passed.
 	if len(allErrs) == 0 {
-		if _, err := NewValidator(s); err != nil {
+		if _, err := valuevalidation.NewValidator(s); err != nil {
 			allErrs = append(allErrs, field.Invalid(fldPath, "", fmt.Sprintf("error building validator: %v", err)))
 		}
 	}
@@ -229,10 +235,10 @@ func (v openAPISchemaValidator) validate(s *apiextensionsv1.JSONSchemaProps, fld
 		allErrs = append(allErrs, v.validate(ap.Schema, fldPath.Child("additionalProperties"), apCtx, false)...)
 	}
 
-	for _, name := range sortedKeys(s.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		prop := s.Properties[name]
 		propCtx := ctx
-		if (isRoot || s.XEmbeddedResource) && isTypeOrObjectMetaField(name) {
+		if (isRoot || s.XEmbeddedResource) && objectmeta.IsTypeOrObjectMetaField(name) {
 			propCtx = propCtx.withInsideResourceMeta()
 			if isRoot {
 				propCtx = propCtx.withDefaultsForbidden(fmt.Sprintf("in top-level %s", name))
@@ -251,7 +257,7 @@ func (v openAPISchemaValidator) validate(s *apiextensionsv1.JSONSchemaProps, fld
 	for i := range s.AnyOf {
 		allErrs = append(allErrs, v.validate(&s.AnyOf[i], fldPath.Child("anyOf").Index(i), ctx, false)...)
 	}
-	for _, name := range sortedKeys(s.Definitions) {
+	for _, name := range slices.Sorted(maps.Keys(s.Definitions)) {
 		def := s.Definitions[name]
 		allErrs = append(allErrs, v.validate(&def, fldPath.Child("definitions").Key(name), ctx, false)...)
 	}
@@ -261,7 +267,7 @@ func (v openAPISchemaValidator) validate(s *apiextensionsv1.JSONSchemaProps, fld
 			allErrs = append(allErrs, v.validate(&s.Items.JSONSchemas[i], fldPath.Child("items").Index(i), ctx, false)...)
 		}
 	}
-	for _, name := range sortedKeys(s.Dependencies) {
+	for _, name := range slices.Sorted(maps.Keys(s.Dependencies)) {
 		allErrs = append(allErrs, v.validate(s.Dependencies[name].Schema, fldPath.Child("dependencies").Key(name), ctx, false)...)
 	}
 
@@ -460,7 +466,7 @@ func validateRuleDeclarations(s *apiextensionsv1.JSONSchemaProps, fldPath *field
 	if len(s.XValidations) == 0 {
 		return allErrs
 	}
-	var structural *Structural // converted on demand, for fieldPath
+	var structural *schema.Structural // converted on demand, for fieldPath
 	for i, rule := range s.XValidations {
 		rulePath := fldPath.Child("x-kubernetes-validations").Index(i)
 		trimmedRule := strings.TrimSpace(rule.Rule)
@@ -491,12 +497,12 @@ func validateRuleDeclarations(s *apiextensionsv1.JSONSchemaProps, fldPath *field
 		if len(rule.FieldPath) > 0 {
 			if structural == nil {
 				var err error
-				if structural, err = NewStructural(s); err != nil {
+				if structural, err = schema.NewStructural(s); err != nil {
 					// the schema's own errors are reported elsewhere
 					continue
 				}
 			}
-			if _, _, err := ResolveFieldPath(rule.FieldPath, structural, true); err != nil {
+			if _, _, err := schema.ResolveFieldPath(rule.FieldPath, structural, true); err != nil {
 				allErrs = append(allErrs, field.Invalid(rulePath.Child("fieldPath"), rule.FieldPath, "must be a valid path"))
 			}
 		}

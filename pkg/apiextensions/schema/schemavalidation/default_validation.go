@@ -1,13 +1,21 @@
-package schema
+package schemavalidation
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/defaulting"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/objectmeta"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/pruning"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/valuevalidation"
 )
 
 // Default values inside TypeMeta or ObjectMeta are checked in a resource
@@ -29,28 +37,28 @@ const (
 //
 // defaultRules, if set, then checks the default against CEL rules. The
 // error is an internal one, which a validated schema never causes.
-func validateDefaults(fldPath *field.Path, s *Structural, requirePruned bool, defaultRules func(*field.Path, *Structural, bool, interface{}) field.ErrorList) (field.ErrorList, error) {
+func validateDefaults(fldPath *field.Path, s *schema.Structural, requirePruned bool, defaultRules func(*field.Path, *schema.Structural, bool, interface{}) field.ErrorList) (field.ErrorList, error) {
 	d := defaultsValidator{requirePruned: requirePruned, rules: defaultRules}
-	surround := surroundingRoot().withTypeMeta(defaultCheckAPIVersion, defaultCheckKind)
-	root := asResourceRoot(s)
+	surround := defaulting.SurroundingRoot().WithTypeMeta(defaultCheckAPIVersion, defaultCheckKind)
+	root := objectmeta.AsResourceRoot(s)
 	return d.validate(fldPath, root, root, surround, false)
 }
 
 type defaultsValidator struct {
 	requirePruned bool
-	rules         func(*field.Path, *Structural, bool, interface{}) field.ErrorList
+	rules         func(*field.Path, *schema.Structural, bool, interface{}) field.ErrorList
 }
 
 // validate checks the defaults of s and below. resource is the schema of
 // the innermost resource around s, surround builds that resource around a
 // value of s, and insideMeta is set below its apiVersion, kind or metadata.
-func (d defaultsValidator) validate(fldPath *field.Path, s, resource *Structural, surround surroundingObject, insideMeta bool) (field.ErrorList, error) {
+func (d defaultsValidator) validate(fldPath *field.Path, s, resource *schema.Structural, surround defaulting.Surrounding, insideMeta bool) (field.ErrorList, error) {
 	if s == nil {
 		return nil, nil
 	}
 	if s.XEmbeddedResource {
 		insideMeta = false
-		surround = surroundingRoot().withTypeMeta(defaultCheckAPIVersion, defaultCheckKind)
+		surround = defaulting.SurroundingRoot().WithTypeMeta(defaultCheckAPIVersion, defaultCheckKind)
 		resource = s
 	}
 
@@ -66,15 +74,15 @@ func (d defaultsValidator) validate(fldPath *field.Path, s, resource *Structural
 	// additionalProperties is not followed: defaults are forbidden there.
 
 	if s.Items != nil {
-		errs, err := d.validate(fldPath.Child("items"), s.Items, resource, surround.index(), insideMeta)
+		errs, err := d.validate(fldPath.Child("items"), s.Items, resource, surround.Index(), insideMeta)
 		if err != nil {
 			return nil, err
 		}
 		allErrs = append(allErrs, errs...)
 	}
-	for _, name := range sortedKeys(s.Properties) {
-		propInsideMeta := insideMeta || (s.XEmbeddedResource && isTypeOrObjectMetaField(name))
-		errs, err := d.validate(fldPath.Child("properties").Key(name), s.Properties[name], resource, surround.child(name), propInsideMeta)
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		propInsideMeta := insideMeta || (s.XEmbeddedResource && objectmeta.IsTypeOrObjectMetaField(name))
+		errs, err := d.validate(fldPath.Child("properties").Key(name), s.Properties[name], resource, surround.Child(name), propInsideMeta)
 		if err != nil {
 			return nil, err
 		}
@@ -83,14 +91,14 @@ func (d defaultsValidator) validate(fldPath *field.Path, s, resource *Structural
 	return allErrs, nil
 }
 
-func (d defaultsValidator) validateDefault(fldPath *field.Path, s, resource *Structural, surround surroundingObject, insideMeta bool) (field.ErrorList, error) {
+func (d defaultsValidator) validateDefault(fldPath *field.Path, s, resource *schema.Structural, surround defaulting.Surrounding, insideMeta bool) (field.ErrorList, error) {
 	defaultPath := fldPath.Child("default")
 	valueErrs := func() field.ErrorList {
 		result := validate.NewSchemaValidator(s.ToKubeOpenAPI(), nil, "", strfmt.Default).Validate(s.Default)
 		if result.IsValid() {
 			return nil
 		}
-		return toFieldErrors(defaultPath, result)
+		return valuevalidation.ToFieldErrors(defaultPath, result)
 	}
 	ruleErrs := func() field.ErrorList {
 		if d.rules == nil {
@@ -106,10 +114,10 @@ func (d defaultsValidator) validateDefault(fldPath *field.Path, s, resource *Str
 			// which cannot be inside metadata
 			return nil, fmt.Errorf("failed to validate default value inside metadata: %v", err)
 		}
-		if err, _ := Coerce(nil, obj, resource, true, CoerceOptions{}); err != nil {
+		if err, _ := objectmeta.Coerce(nil, obj, resource, true, objectmeta.CoerceOptions{}); err != nil {
 			return field.ErrorList{field.Invalid(defaultPath, s.Default, fmt.Sprintf("must result in valid metadata: %v", err))}, nil
 		}
-		if errs := ValidateEmbeddedResources(nil, obj, resource, true); len(errs) > 0 {
+		if errs := objectmeta.ValidateEmbeddedResources(nil, obj, resource, true); len(errs) > 0 {
 			return field.ErrorList{field.Invalid(defaultPath, s.Default, fmt.Sprintf("must result in valid metadata: %v", errs.ToAggregate()))}, nil
 		}
 		if errs := valueErrs(); len(errs) > 0 {
@@ -121,15 +129,15 @@ func (d defaultsValidator) validateDefault(fldPath *field.Path, s, resource *Str
 	var allErrs field.ErrorList
 	if d.requirePruned {
 		pruned := runtime.DeepCopyJSONValue(s.Default)
-		Prune(pruned, s, s.XEmbeddedResource)
+		pruning.Prune(pruned, s, s.XEmbeddedResource)
 		if !reflect.DeepEqual(pruned, s.Default) {
 			allErrs = append(allErrs, field.Invalid(defaultPath, s.Default, "must not have unknown fields"))
 		}
 	}
-	if err, _ := Coerce(defaultPath, s.Default, s, s.XEmbeddedResource, CoerceOptions{}); err != nil {
+	if err, _ := objectmeta.Coerce(defaultPath, s.Default, s, s.XEmbeddedResource, objectmeta.CoerceOptions{}); err != nil {
 		return append(allErrs, err), nil
 	}
-	if errs := ValidateEmbeddedResources(defaultPath, s.Default, s, s.XEmbeddedResource); len(errs) > 0 {
+	if errs := objectmeta.ValidateEmbeddedResources(defaultPath, s.Default, s, s.XEmbeddedResource); len(errs) > 0 {
 		return append(allErrs, errs...), nil
 	}
 	if errs := valueErrs(); len(errs) > 0 {

@@ -1,9 +1,12 @@
-package schema
+package defaulting
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/pruning"
 )
 
 // TestDefault runs the two decoding steps: nulls without a default are
@@ -111,7 +114,7 @@ func TestDefaultCopiesDefaultValues(t *testing.T) {
 func TestDefaultMatchesKubeAPIServer(t *testing.T) {
 	s := structuralFromYAML(t, `{type: object, properties: {spec: {type: object, properties: {size: {type: integer, default: 3}, color: {type: string, default: blue}, name: {type: string}}}, status: {type: object, properties: {ready: {type: boolean}}}}}`)
 	obj := objectFromYAML(t, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"widget1","namespace":"defaulting"},"spec":{"name":"w1"}}`)
-	Prune(obj, s, true)
+	pruning.Prune(obj, s, true)
 	PruneNonNullableNullsWithoutDefaults(obj, s)
 	Default(obj, s)
 	want := objectFromYAML(t, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"widget1","namespace":"defaulting"},"spec":{"color":"blue","name":"w1","size":3}}`)
@@ -144,7 +147,7 @@ func TestPruneDefaults(t *testing.T) {
 		"spec.l.items": `{"b":"x"}`,
 		"e":            `{"apiVersion":"v1","kind":"K","metadata":{"name":"a"},"spec":{}}`,
 	} {
-		var n *Structural
+		var n *schema.Structural
 		switch path {
 		case "spec":
 			n = s.Properties["spec"]

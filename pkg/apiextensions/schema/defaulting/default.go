@@ -1,10 +1,16 @@
-package schema
+package defaulting
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/objectmeta"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/pruning"
 )
 
 // Default applies the schema's default values to x in place, as
@@ -19,7 +25,7 @@ import (
 //
 // Run PruneNonNullableNullsWithoutDefaults first: it removes the nulls that
 // have no default to replace them.
-func Default(x interface{}, s *Structural) {
+func Default(x interface{}, s *schema.Structural) {
 	if s == nil {
 		return
 	}
@@ -56,15 +62,15 @@ func Default(x interface{}, s *Structural) {
 	}
 }
 
-func isNonNullableNull(x interface{}, s *Structural) bool {
+func isNonNullableNull(x interface{}, s *schema.Structural) bool {
 	return x == nil && s != nil && !s.Nullable
 }
 
 // PruneNonNullableNullsWithoutDefaults removes, in place, the object fields
 // that are null although their schema is not nullable and has no default
 // to replace the null (Default handles those that have one). Fields the
-// schema does not know are left to Prune.
-func PruneNonNullableNullsWithoutDefaults(x interface{}, s *Structural) {
+// schema does not know are left to pruning.Prune.
+func PruneNonNullableNullsWithoutDefaults(x interface{}, s *schema.Structural) {
 	switch x := x.(type) {
 	case map[string]interface{}:
 		for name, v := range x {
@@ -76,7 +82,7 @@ func PruneNonNullableNullsWithoutDefaults(x interface{}, s *Structural) {
 			PruneNonNullableNullsWithoutDefaults(v, fieldSchema)
 		}
 	case []interface{}:
-		var items *Structural
+		var items *schema.Structural
 		if s != nil {
 			items = s.Items
 		}
@@ -88,7 +94,7 @@ func PruneNonNullableNullsWithoutDefaults(x interface{}, s *Structural) {
 
 // fieldSchema is the schema of the object field name: its property, else
 // the additionalProperties schema.
-func fieldSchema(s *Structural, name string) *Structural {
+func fieldSchema(s *schema.Structural, name string) *schema.Structural {
 	if s == nil {
 		return nil
 	}
@@ -106,12 +112,12 @@ func fieldSchema(s *Structural, name string) *Structural {
 // coerced). kube-apiserver serves custom resources with the pruned
 // defaults; CRD validation rejects unpruned defaults in new schemas, so
 // this only changes schemas stored by older servers.
-func PruneDefaults(s *Structural) error {
-	_, err := pruneDefaults(s, s, surroundingRoot())
+func PruneDefaults(s *schema.Structural) error {
+	_, err := pruneDefaults(s, s, SurroundingRoot())
 	return err
 }
 
-func pruneDefaults(s, root *Structural, surround surroundingObject) (changed bool, err error) {
+func pruneDefaults(s, root *schema.Structural, surround Surrounding) (changed bool, err error) {
 	if s == nil {
 		return false, nil
 	}
@@ -121,10 +127,10 @@ func pruneDefaults(s, root *Structural, surround surroundingObject) (changed boo
 		if err != nil {
 			return false, fmt.Errorf("failed to prune default value: %v", err)
 		}
-		if err, _ := Coerce(nil, obj, root, true, CoerceOptions{DropInvalidFields: true}); err != nil {
+		if err, _ := objectmeta.Coerce(nil, obj, root, true, objectmeta.CoerceOptions{DropInvalidFields: true}); err != nil {
 			return false, fmt.Errorf("failed to prune default value: %v", err)
 		}
-		Prune(obj, root, true)
+		pruning.Prune(obj, root, true)
 		if s.Default, _, err = access(obj); err != nil {
 			return false, fmt.Errorf("failed to prune default value: %v", err)
 		}
@@ -132,19 +138,19 @@ func pruneDefaults(s, root *Structural, surround surroundingObject) (changed boo
 	}
 
 	if s.AdditionalProperties != nil {
-		c, err := pruneDefaults(s.AdditionalProperties.Schema, root, surround.child("*"))
+		c, err := pruneDefaults(s.AdditionalProperties.Schema, root, surround.Child("*"))
 		if err != nil {
 			return false, err
 		}
 		changed = changed || c
 	}
-	c, err := pruneDefaults(s.Items, root, surround.index())
+	c, err := pruneDefaults(s.Items, root, surround.Index())
 	if err != nil {
 		return false, err
 	}
 	changed = changed || c
-	for _, name := range sortedKeys(s.Properties) {
-		c, err := pruneDefaults(s.Properties[name], root, surround.child(name))
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		c, err := pruneDefaults(s.Properties[name], root, surround.Child(name))
 		if err != nil {
 			return false, err
 		}
@@ -153,20 +159,20 @@ func pruneDefaults(s, root *Structural, surround surroundingObject) (changed boo
 	return changed, nil
 }
 
-// surroundingObject builds, around a value found at a fixed path, the
-// smallest object that holds it there, and an accessor that reads the
+// Surrounding builds, around a value found at a fixed path, the
+// smallest object that holds it there, and an Accessor that reads the
 // value back out of that object (after it was pruned, say). It lets a
 // default value be pruned or validated in the context of the whole
 // resource, which is what decides whether metadata fields are kept.
-type surroundingObject func(focus interface{}) (map[string]interface{}, accessor, error)
+type Surrounding func(focus interface{}) (map[string]interface{}, Accessor, error)
 
-// accessor reads the value at the surroundingObject's path; found is false
+// Accessor reads the value at the Surrounding's path; found is false
 // when it was removed.
-type accessor func(obj map[string]interface{}) (value interface{}, found bool, err error)
+type Accessor func(obj map[string]interface{}) (value interface{}, found bool, err error)
 
-// surroundingRoot is the identity: the value is the object itself.
-func surroundingRoot() surroundingObject {
-	return func(x interface{}) (map[string]interface{}, accessor, error) {
+// SurroundingRoot is the identity: the value is the object itself.
+func SurroundingRoot() Surrounding {
+	return func(x interface{}) (map[string]interface{}, Accessor, error) {
 		obj, ok := x.(map[string]interface{})
 		if !ok {
 			return nil, nil, fmt.Errorf("object root default value must be of object type")
@@ -177,10 +183,10 @@ func surroundingRoot() surroundingObject {
 	}
 }
 
-// withTypeMeta sets apiVersion and kind on the surrounding object when it
+// WithTypeMeta sets apiVersion and kind on the surrounding object when it
 // lacks them, so that it validates as an embedded resource.
-func (f surroundingObject) withTypeMeta(apiVersion, kind string) surroundingObject {
-	return func(x interface{}) (map[string]interface{}, accessor, error) {
+func (f Surrounding) WithTypeMeta(apiVersion, kind string) Surrounding {
+	return func(x interface{}) (map[string]interface{}, Accessor, error) {
 		obj, acc, err := f(x)
 		if err != nil {
 			return nil, nil, err
@@ -198,9 +204,9 @@ func (f surroundingObject) withTypeMeta(apiVersion, kind string) surroundingObje
 	}
 }
 
-// child puts the value under field k: x => f({k: x}).
-func (f surroundingObject) child(k string) surroundingObject {
-	return func(x interface{}) (map[string]interface{}, accessor, error) {
+// Child puts the value under field k: x => f({k: x}).
+func (f Surrounding) Child(k string) Surrounding {
+	return func(x interface{}) (map[string]interface{}, Accessor, error) {
 		obj, acc, err := f(map[string]interface{}{k: x})
 		if err != nil {
 			return nil, nil, err
@@ -223,9 +229,9 @@ func (f surroundingObject) child(k string) surroundingObject {
 	}
 }
 
-// index puts the value in a one-item list: x => f([x]).
-func (f surroundingObject) index() surroundingObject {
-	return func(x interface{}) (map[string]interface{}, accessor, error) {
+// Index puts the value in a one-item list: x => f([x]).
+func (f Surrounding) Index() Surrounding {
+	return func(x interface{}) (map[string]interface{}, Accessor, error) {
 		obj, acc, err := f([]interface{}{x})
 		if err != nil {
 			return nil, nil, err

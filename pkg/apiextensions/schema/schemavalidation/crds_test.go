@@ -1,12 +1,13 @@
-package schema
+package schemavalidation
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math/rand"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,11 +15,13 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/kube-openapi/pkg/validation/strfmt"
-	"k8s.io/kube-openapi/pkg/validation/validate"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapi-dev/kapi/internal/required"
+	structuralschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/defaulting"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/pruning"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/valuevalidation"
 )
 
 // loadYAMLDocuments returns the documents of every YAML file below dir of
@@ -74,7 +77,7 @@ func loadSharedCRDs(t testing.TB) map[string]*apiextensionsv1.CustomResourceDefi
 // sample object made only of known fields (plus one unknown field).
 func TestSharedCRDs(t *testing.T) {
 	crds := loadSharedCRDs(t)
-	names := sortedKeys(crds)
+	names := slices.Sorted(maps.Keys(crds))
 	for _, name := range names {
 		crd := crds[name]
 		for i, version := range crd.Spec.Versions {
@@ -86,11 +89,11 @@ func TestSharedCRDs(t *testing.T) {
 					t.Fatalf("schema rejected: %v", errs.ToAggregate())
 				}
 
-				structural, err := NewStructural(s)
+				structural, err := structuralschema.NewStructural(s)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := NewValidator(s); err != nil {
+				if _, err := valuevalidation.NewValidator(s); err != nil {
 					t.Fatal(err)
 				}
 
@@ -103,7 +106,7 @@ func TestSharedCRDs(t *testing.T) {
 					spec["notInTheSchema"] = "x"
 				}
 
-				pruned := Prune(sample, structural, true)
+				pruned := pruning.Prune(sample, structural, true)
 				if diff := cmp.Diff([]string{"spec.notInTheSchema"}, pruned); diff != "" {
 					t.Errorf("pruned fields (-want +got):\n%s", diff)
 				}
@@ -117,7 +120,7 @@ func TestSharedCRDs(t *testing.T) {
 
 // sampleObject builds a value with every field the schema specifies (to a
 // limited depth), one key for maps and one item for lists.
-func sampleObject(s *Structural, depth int) interface{} {
+func sampleObject(s *structuralschema.Structural, depth int) interface{} {
 	switch {
 	case s == nil:
 		return "x"
@@ -167,7 +170,7 @@ func TestSharedCRDSamples(t *testing.T) {
 	}
 
 	samples := loadYAMLDocuments(t, "prometheus-operator", "samples")
-	paths := sortedKeys(samples)
+	paths := slices.Sorted(maps.Keys(samples))
 	tested := 0
 	for _, path := range paths {
 		for i, doc := range samples[path] {
@@ -185,19 +188,19 @@ func TestSharedCRDSamples(t *testing.T) {
 						schema = v.Schema.OpenAPIV3Schema
 					}
 				}
-				structural, err := NewStructural(schema)
+				structural, err := structuralschema.NewStructural(schema)
 				if err != nil {
 					t.Fatal(err)
 				}
-				validator, err := NewValidator(schema)
+				validator, err := valuevalidation.NewValidator(schema)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if pruned := Prune(obj, structural, true); len(pruned) > 0 {
+				if pruned := pruning.Prune(obj, structural, true); len(pruned) > 0 {
 					t.Errorf("pruned %v", pruned)
 				}
-				PruneNonNullableNullsWithoutDefaults(obj, structural)
-				Default(obj, structural)
+				defaulting.PruneNonNullableNullsWithoutDefaults(obj, structural)
+				defaulting.Default(obj, structural)
 				if errs := validator.Validate(nil, obj); len(errs) > 0 {
 					t.Errorf("invalid: %v", errs.ToAggregate())
 				}
@@ -273,11 +276,11 @@ func certificateSchema(b *testing.B) *apiextensionsv1.JSONSchemaProps {
 // happens once, outside the loop).
 func BenchmarkCertificate(b *testing.B) {
 	schema := certificateSchema(b)
-	structural, err := NewStructural(schema)
+	structural, err := structuralschema.NewStructural(schema)
 	if err != nil {
 		b.Fatal(err)
 	}
-	validator, err := NewValidator(schema)
+	validator, err := valuevalidation.NewValidator(schema)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -290,15 +293,15 @@ func BenchmarkCertificate(b *testing.B) {
 		obj := runtime.DeepCopyJSONValue(original)
 		b.ReportAllocs()
 		for b.Loop() {
-			Prune(obj, structural, true)
+			pruning.Prune(obj, structural, true)
 		}
 	})
 	b.Run("Default", func(b *testing.B) {
 		obj := runtime.DeepCopyJSONValue(original)
 		b.ReportAllocs()
 		for b.Loop() {
-			PruneNonNullableNullsWithoutDefaults(obj, structural)
-			Default(obj, structural)
+			defaulting.PruneNonNullableNullsWithoutDefaults(obj, structural)
+			defaulting.Default(obj, structural)
 		}
 	})
 	b.Run("Validate", func(b *testing.B) {
@@ -322,9 +325,9 @@ func BenchmarkCertificate(b *testing.B) {
 			b.StopTimer()
 			obj := runtime.DeepCopyJSONValue(original)
 			b.StartTimer()
-			Prune(obj, structural, true)
-			PruneNonNullableNullsWithoutDefaults(obj, structural)
-			Default(obj, structural)
+			pruning.Prune(obj, structural, true)
+			defaulting.PruneNonNullableNullsWithoutDefaults(obj, structural)
+			defaulting.Default(obj, structural)
 			validator.Validate(nil, obj)
 		}
 	})
@@ -335,112 +338,11 @@ func BenchmarkNewValidator(b *testing.B) {
 	schema := certificateSchema(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := NewStructural(schema); err != nil {
+		if _, err := structuralschema.NewStructural(schema); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := NewValidator(schema); err != nil {
+		if _, err := valuevalidation.NewValidator(schema); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// TestValidityCheckerNeverAcceptsInvalid checks the fast path of the
-// Validator against the value validator it stands in for, on samples of
-// the real-world schemas with random damage: whenever the checker says
-// "valid", the value validator must agree.
-func TestValidityCheckerNeverAcceptsInvalid(t *testing.T) {
-	crds := loadSharedCRDs(t)
-	rng := rand.New(rand.NewSource(1))
-	agreedValid, checked := 0, 0
-	for _, name := range sortedKeys(crds) {
-		for _, version := range crds[name].Spec.Versions {
-			v, err := NewValidator(version.Schema.OpenAPIV3Schema)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := 0; i < 30; i++ {
-				var obj interface{}
-				if i%2 == 0 {
-					obj = sampleObject(v.Structural(), 0)
-				} else {
-					obj = minimalObject(v.Structural())
-				}
-				damage(rng, obj, 0.02*float64(i%4))
-				fast := v.fast.valid(obj)
-				slow := validate.NewSchemaValidator(v.openAPI, nil, "", strfmt.Default).Validate(obj).IsValid()
-				if fast && !slow {
-					t.Errorf("%s/%s: the checker accepts what the value validator rejects: %s", name, version.Name, toJSON(t, obj))
-				}
-				if fast == slow && slow {
-					agreedValid++
-				}
-				checked++
-			}
-		}
-	}
-	t.Logf("%d of %d samples valid", agreedValid, checked)
-	if agreedValid == 0 {
-		t.Errorf("no valid sample among %d: the test checks nothing", checked)
-	}
-}
-
-// minimalObject builds a value with only the required fields, and strings
-// that satisfy the common formats.
-func minimalObject(s *Structural) interface{} {
-	switch {
-	case s == nil:
-		return map[string]interface{}{}
-	case len(s.Enum) > 0:
-		return runtime.DeepCopyJSONValue(s.Enum[0])
-	case s.XIntOrString:
-		return int64(1)
-	}
-	switch s.Type {
-	case "object":
-		m := map[string]interface{}{}
-		for _, name := range s.Required {
-			m[name] = minimalObject(s.Properties[name])
-		}
-		return m
-	case "array":
-		return []interface{}{}
-	case "integer":
-		return int64(1)
-	case "number":
-		return 1.5
-	case "boolean":
-		return true
-	case "string":
-		switch s.Format {
-		case "date-time":
-			return "2026-01-02T03:04:05Z"
-		case "duration":
-			return "1s"
-		}
-		return "x"
-	}
-	return map[string]interface{}{}
-}
-
-// damage replaces a fraction of the values in x by values of other types.
-func damage(rng *rand.Rand, x interface{}, rate float64) {
-	replacements := []interface{}{nil, "s", int64(-1), 1.5, true, []interface{}{}, map[string]interface{}{}}
-	switch x := x.(type) {
-	case map[string]interface{}:
-		for k, v := range x {
-			if rng.Float64() < rate {
-				x[k] = replacements[rng.Intn(len(replacements))]
-				continue
-			}
-			damage(rng, v, rate)
-		}
-	case []interface{}:
-		for i, v := range x {
-			if rng.Float64() < rate {
-				x[i] = replacements[rng.Intn(len(replacements))]
-				continue
-			}
-			damage(rng, v, rate)
 		}
 	}
 }

@@ -1,13 +1,17 @@
-package schema
+package schemavalidation
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
 )
 
 // level says where a schema node sits; some rules differ between the root,
@@ -26,7 +30,7 @@ const (
 // errors). If s cannot even be converted, the conversion error is reported
 // as an Invalid error on fldPath.
 func ValidateStructural(fldPath *field.Path, s *apiextensionsv1.JSONSchemaProps) field.ErrorList {
-	ss, err := NewStructural(s)
+	ss, err := schema.NewStructural(s)
 	if err != nil {
 		return field.ErrorList{field.Invalid(fldPath, "", err.Error())}
 	}
@@ -49,7 +53,7 @@ func ValidateStructural(fldPath *field.Path, s *apiextensionsv1.JSONSchemaProps)
 //
 // The errors are sorted by their text, so the result does not depend on map
 // iteration order.
-func ValidateStructuralInvariants(fldPath *field.Path, s *Structural) field.ErrorList {
+func ValidateStructuralInvariants(fldPath *field.Path, s *schema.Structural) field.ErrorList {
 	var allErrs field.ErrorList
 	allErrs = append(allErrs, validateStructuralNode(s, rootLevel, fldPath)...)
 	allErrs = append(allErrs, validateCompleteness(&s.ValueValidation, s, fldPath, fldPath)...)
@@ -59,7 +63,7 @@ func ValidateStructuralInvariants(fldPath *field.Path, s *Structural) field.Erro
 	return allErrs
 }
 
-func validateStructuralNode(s *Structural, lvl level, fldPath *field.Path) field.ErrorList {
+func validateStructuralNode(s *schema.Structural, lvl level, fldPath *field.Path) field.ErrorList {
 	if s == nil {
 		return nil
 	}
@@ -70,7 +74,7 @@ func validateStructuralNode(s *Structural, lvl level, fldPath *field.Path) field
 	}
 	allErrs = append(allErrs, validateStructuralNode(s.Items, itemLevel, fldPath.Child("items"))...)
 
-	for _, name := range sortedKeys(s.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		allErrs = append(allErrs, validateStructuralNode(s.Properties[name], fieldLevel, fldPath.Child("properties").Key(name))...)
 	}
 
@@ -90,7 +94,7 @@ func validateStructuralNode(s *Structural, lvl level, fldPath *field.Path) field
 
 	// The two int-or-string spellings put a type under anyOf; they are the
 	// only nested types allowed.
-	allErrs = append(allErrs, validateJunctors(&s.ValueValidation, isIntOrStringAnyOf(s), isIntOrStringAllOf(s), fldPath)...)
+	allErrs = append(allErrs, validateJunctors(&s.ValueValidation, schema.IsIntOrStringAnyOf(s), schema.IsIntOrStringAllOf(s), fldPath)...)
 
 	describesResource := lvl == rootLevel || s.XEmbeddedResource
 
@@ -139,7 +143,7 @@ func validateStructuralNode(s *Structural, lvl level, fldPath *field.Path) field
 // validateMetadataSchema checks the schema of a metadata property. ObjectMeta
 // is the server's business: at the root a schema may only narrow name and
 // generateName.
-func validateMetadataSchema(metadata *Structural, describesResource, atRoot bool, fldPath *field.Path) field.ErrorList {
+func validateMetadataSchema(metadata *schema.Structural, describesResource, atRoot bool, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if describesResource && metadata.Type != "object" {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("type"), metadata.Type, "must be object"))
@@ -156,45 +160,14 @@ func validateMetadataSchema(metadata *Structural, describesResource, atRoot bool
 	if (hasName && hasGenerateName && len(rest.Properties) == 2) || ((hasName || hasGenerateName) && len(rest.Properties) == 1) {
 		rest.Properties = nil
 	}
-	if !reflect.DeepEqual(rest, Structural{}) {
+	if !reflect.DeepEqual(rest, schema.Structural{}) {
 		allErrs = append(allErrs, field.Forbidden(fldPath, "must not specify anything other than name and generateName, but metadata is implicitly specified"))
 	}
 	return allErrs
 }
 
-var (
-	onlyIntegerType = Structural{Type: "integer"}
-	onlyStringType  = Structural{Type: "string"}
-)
-
-// isIntOrStringAnyOf matches
-//
-//	anyOf:
-//	- type: integer
-//	- type: string
-func isIntOrStringAnyOf(s *Structural) bool {
-	return isIntOrStringPair(s.AnyOf)
-}
-
-// isIntOrStringAllOf matches
-//
-//	allOf:
-//	- anyOf:
-//	  - type: integer
-//	  - type: string
-//	- ... zero or more
-func isIntOrStringAllOf(s *Structural) bool {
-	return len(s.AllOf) >= 1 && isIntOrStringPair(s.AllOf[0].AnyOf)
-}
-
-func isIntOrStringPair(anyOf []*Structural) bool {
-	return len(anyOf) == 2 &&
-		reflect.DeepEqual(*anyOf[0], onlyIntegerType) &&
-		reflect.DeepEqual(*anyOf[1], onlyStringType)
-}
-
 // validateJunctors checks the schemas under allOf, anyOf, oneOf and not.
-func validateJunctors(v *ValueValidation, skipAnyOf, skipFirstAllOfAnyOf bool, fldPath *field.Path) field.ErrorList {
+func validateJunctors(v *schema.ValueValidation, skipAnyOf, skipFirstAllOfAnyOf bool, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if !skipAnyOf {
 		for i, n := range v.AnyOf {
@@ -219,7 +192,7 @@ func validateJunctors(v *ValueValidation, skipAnyOf, skipFirstAllOfAnyOf bool, f
 
 // validateNestedNode checks a schema below a junctor: it may restrict
 // values, but not add structure, defaults, documentation or extensions.
-func validateNestedNode(n *Structural, skipAnyOf bool, fldPath *field.Path) field.ErrorList {
+func validateNestedNode(n *schema.Structural, skipAnyOf bool, fldPath *field.Path) field.ErrorList {
 	if n == nil {
 		return nil
 	}
@@ -227,7 +200,7 @@ func validateNestedNode(n *Structural, skipAnyOf bool, fldPath *field.Path) fiel
 
 	allErrs = append(allErrs, validateJunctors(&n.ValueValidation, skipAnyOf, false, fldPath)...)
 	allErrs = append(allErrs, validateNestedNode(n.Items, false, fldPath.Child("items"))...)
-	for _, name := range sortedKeys(n.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(n.Properties)) {
 		allErrs = append(allErrs, validateNestedNode(n.Properties[name], false, fldPath.Child("properties").Key(name))...)
 	}
 
@@ -281,7 +254,7 @@ func validateNestedNode(n *Structural, skipAnyOf bool, fldPath *field.Path) fiel
 // validateCompleteness checks that every property and items that a nested
 // schema under v mentions is also specified by the structural schema s.
 // sPath is where s sits, vPath where the nested schema sits.
-func validateCompleteness(v *ValueValidation, s *Structural, sPath, vPath *field.Path) field.ErrorList {
+func validateCompleteness(v *schema.ValueValidation, s *schema.Structural, sPath, vPath *field.Path) field.ErrorList {
 	if s == nil {
 		return field.ErrorList{field.Required(sPath, fmt.Sprintf("because it is defined in %s", vPath.String()))}
 	}
@@ -299,7 +272,7 @@ func validateCompleteness(v *ValueValidation, s *Structural, sPath, vPath *field
 	return allErrs
 }
 
-func validateNestedCompleteness(n *Structural, s *Structural, sPath, vPath *field.Path) field.ErrorList {
+func validateNestedCompleteness(n *schema.Structural, s *schema.Structural, sPath, vPath *field.Path) field.ErrorList {
 	if n == nil {
 		return nil
 	}
@@ -309,7 +282,7 @@ func validateNestedCompleteness(n *Structural, s *Structural, sPath, vPath *fiel
 	var allErrs field.ErrorList
 	allErrs = append(allErrs, validateCompleteness(&n.ValueValidation, s, sPath, vPath)...)
 	allErrs = append(allErrs, validateNestedCompleteness(n.Items, s.Items, sPath.Child("items"), vPath.Child("items"))...)
-	for _, name := range sortedKeys(n.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(n.Properties)) {
 		sProp, found := s.Properties[name]
 		if !found {
 			allErrs = append(allErrs, field.Required(sPath.Child("properties").Key(name), fmt.Sprintf("because it is defined in %s", vPath.Child("properties").Key(name))))
