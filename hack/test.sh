@@ -23,6 +23,13 @@ if [ -n "$forbidden" ]; then
   echo "forbidden dependencies:"; echo "$forbidden"; exit 1
 fi
 
+# The layers of docs/architecture.md, from the commands down to the API
+# types: no package imports a package of a higher layer (the table is
+# internal/layers/layers.go), and no test skips when what it compares
+# with is missing (internal/required).
+echo "== layering and required test data"
+go test -count=1 ./internal/...
+
 echo "== go test -race (packages with concurrency)"
 go test -race -count=1 \
   ./pkg/storage/... \

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kapi-dev/kapi/internal/required"
 )
 
 const statusText = `Name:	kapi
@@ -103,7 +105,7 @@ func TestParseMachineInfo(t *testing.T) {
 // The parsers must agree with the real files of this process.
 func TestReadOwnProcess(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
-		t.Skip("no /proc")
+		required.Missing(t, "/proc (kapi-bench measures servers through it, on Linux)", err)
 	}
 	pid := os.Getpid()
 	m, err := readMemory(pid)

@@ -21,7 +21,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
-	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
@@ -239,7 +238,7 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 	served.crd.Store(crd)
 	// One type converter knows every version, for the field managers of
 	// them all.
-	typeConverter := fieldmanager.CRDTypeConverter(crd)
+	typeConverter := crdopenapi.TypeConverter(crd)
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue

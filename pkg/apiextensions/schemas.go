@@ -11,6 +11,10 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apiextensions/cel"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/defaulting"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/pruning"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/schemavalidation"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/valuevalidation"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/serializer"
 	"github.com/kapi-dev/kapi/pkg/registry/customresource"
 )
@@ -19,12 +23,12 @@ import (
 type versionSchema struct{ s *schema.Structural }
 
 func (v versionSchema) Prune(obj map[string]interface{}) []string {
-	return schema.Prune(obj, v.s, true)
+	return pruning.Prune(obj, v.s, true)
 }
 
 func (v versionSchema) Default(obj map[string]interface{}) {
-	schema.PruneNonNullableNullsWithoutDefaults(obj, v.s)
-	schema.Default(obj, v.s)
+	defaulting.PruneNonNullableNullsWithoutDefaults(obj, v.s)
+	defaulting.Default(obj, v.s)
 }
 
 // compileSchemas compiles the schema of every version of crd, once per
@@ -43,11 +47,11 @@ func compileSchemas(crd *apiextensionsv1.CustomResourceDefinition) (map[string]s
 		// Defaults are applied pruned, as kube-apiserver does: a default
 		// may not bring in fields the schema does not know.
 		s = s.DeepCopy()
-		if err := schema.PruneDefaults(s); err != nil {
+		if err := defaulting.PruneDefaults(s); err != nil {
 			return nil, nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
 		schemas[v.Name] = versionSchema{s}
-		sv, err := schema.NewValidator(v.Schema.OpenAPIV3Schema)
+		sv, err := valuevalidation.NewValidator(v.Schema.OpenAPIV3Schema)
 		if err != nil {
 			return nil, nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
@@ -59,7 +63,7 @@ func compileSchemas(crd *apiextensionsv1.CustomResourceDefinition) (map[string]s
 // crValidator checks custom resources against one version's schema: its
 // structure and values, then its CEL rules.
 type crValidator struct {
-	schema *schema.Validator
+	schema *valuevalidation.Validator
 	cel    *cel.Validator // nil without rules
 }
 
@@ -91,7 +95,7 @@ func (v crValidator) Validate(ctx context.Context, obj, old *unstructured.Unstru
 // the structural and extension rules, then that its CEL rules compile
 // within the cost limits.
 func validateCRDSchema(fldPath *field.Path, props *apiextensionsv1.JSONSchemaProps) field.ErrorList {
-	errs := schema.ValidateCustomResourceDefinitionSchema(fldPath, props, schema.SchemaValidationOptions{})
+	errs := schemavalidation.ValidateCustomResourceDefinitionSchema(fldPath, props, schemavalidation.SchemaValidationOptions{})
 	if len(errs) > 0 {
 		return errs
 	}

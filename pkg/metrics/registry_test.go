@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/kapi-dev/kapi/internal/required"
 )
 
 var podsList = RequestLabels{Verb: "LIST", Version: "v1", Resource: "pods", Scope: "namespace", Component: APIServerComponent}
@@ -138,7 +140,7 @@ func TestRegistriesAreIndependent(t *testing.T) {
 
 // referenceMetrics is the list of metric families kube-apiserver 1.37
 // exported, with their HELP and TYPE lines.
-const referenceMetrics = "../../../shared/reference/kube-apiserver-v1.37.1/health/metrics-names-and-help.txt"
+const referenceMetrics = "health/metrics-names-and-help.txt"
 
 type familyHeader struct{ help, typ string }
 
@@ -196,10 +198,7 @@ func TestNamesAndHelpMatchKubeAPIServer(t *testing.T) {
 
 func readReference(t *testing.T) map[string]familyHeader {
 	t.Helper()
-	f, err := os.Open(referenceMetrics)
-	if os.IsNotExist(err) {
-		t.Skipf("reference data not available: %v", err)
-	}
+	f, err := os.Open(required.Reference(t, referenceMetrics))
 	if err != nil {
 		t.Fatal(err)
 	}

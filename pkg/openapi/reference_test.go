@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,18 +16,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
-)
 
-// The reference documents and discovery were recorded from a real
-// kube-apiserver 1.37.1.
-const referenceDir = "../../../shared/reference/kube-apiserver-v1.37.1"
+	mustHave "github.com/kapi-dev/kapi/internal/required"
+)
 
 func readReference(t testing.TB, name string, into any) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(referenceDir, name))
-	if err != nil {
-		t.Skipf("no reference data: %v", err)
-	}
+	data := mustHave.ReadReference(t, name)
 	if err := json.Unmarshal(data, into); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -62,6 +56,7 @@ var (
 func kubeResources(t testing.TB) []Resource {
 	t.Helper()
 	files := []string{"discovery/api_v1.json"}
+	referenceDir := mustHave.Reference(t)
 	matches, err := filepath.Glob(filepath.Join(referenceDir, "discovery/apis/*.json"))
 	if err != nil {
 		t.Fatal(err)

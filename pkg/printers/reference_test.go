@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,11 +17,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
-)
 
-// referenceDir holds what a real kube-apiserver 1.37.1 answered; see its
-// README.md.
-var referenceDir = filepath.Join("..", "..", "..", "shared", "reference", "kube-apiserver-v1.37.1")
+	"github.com/kapi-dev/kapi/internal/required"
+)
 
 // TestReferenceTables renders the objects kube-apiserver rendered in
 // tables/*.json (rebuilt from the objects it returned elsewhere, and at
@@ -258,14 +255,7 @@ func readJSON[T any](t *testing.T, name string) T {
 // reference is not there.
 func readFile(t *testing.T, name string) []byte {
 	t.Helper()
-	if _, err := os.Stat(referenceDir); err != nil {
-		t.Skipf("no kube-apiserver reference: %v", err)
-	}
-	b, err := os.ReadFile(filepath.Join(referenceDir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return required.ReadReference(t, name)
 }
 
 // fixedClock is a clock stopped at an RFC 3339 time.

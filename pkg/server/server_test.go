@@ -10,8 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -20,6 +18,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/internal/required"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/server/filters"
@@ -560,27 +559,5 @@ func parseRecorded(t *testing.T, rel string) (int, http.Header, string) {
 // which live beside the repository in ../shared/reference.
 func readReference(t *testing.T, rel string) []byte {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("reference data not available: no go.mod above the package directory")
-		}
-		dir = parent
-	}
-	path := filepath.Join(dir, "..", "shared", "reference", "kube-apiserver-v1.37.1", rel)
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		t.Skipf("reference data not available (%s); CI has it beside the repository", path)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return required.ReadReference(t, rel)
 }

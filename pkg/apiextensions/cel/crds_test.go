@@ -2,6 +2,7 @@ package cel
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,16 +11,17 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
-)
 
-// sharedCRDs are real CRDs, as their projects publish them.
-const sharedCRDs = "../../../../shared/crds"
+	"github.com/kapi-dev/kapi/internal/required"
+)
 
 func loadCRDs(t testing.TB) []*apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
+	// sharedCRDs are real CRDs, as their projects publish them.
+	sharedCRDs := required.CRDs(t)
 	files, err := filepath.Glob(filepath.Join(sharedCRDs, "*", "*.yaml"))
 	if err != nil || len(files) == 0 {
-		t.Skipf("no CRDs in %s: %v", sharedCRDs, err)
+		required.Missing(t, "the real-world CRDs of ../shared/crds", fmt.Errorf("no CRDs in %s: %v", sharedCRDs, err))
 	}
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	for _, f := range files {
@@ -86,7 +88,7 @@ func TestSharedSamplesValidate(t *testing.T) {
 			byKind[crd.Spec.Group+"/"+version.Name+"/"+crd.Spec.Names.Kind] = version.Schema.OpenAPIV3Schema
 		}
 	}
-	samples, _ := filepath.Glob(filepath.Join(sharedCRDs, "*", "samples", "*.yaml"))
+	samples, _ := filepath.Glob(filepath.Join(required.CRDs(t), "*", "samples", "*.yaml"))
 	validated := 0
 	for _, f := range samples {
 		data, err := os.ReadFile(f)

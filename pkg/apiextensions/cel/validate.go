@@ -14,6 +14,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/ratchet"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
 
@@ -36,14 +37,14 @@ func (v *Validator) Validate(ctx context.Context, fldPath *field.Path, obj, old 
 		return nil, budget
 	}
 	old = nilIfEmpty(old)
-	var r ratchet
+	var r cursor
 	if old != nil {
-		r = ratchet{current: newCorrelation(obj, old, v.root.schema)}
+		r = cursor{current: ratchet.New(obj, old, v.root.schema)}
 	}
 	return v.root.validate(ctx, fldPath, obj, old, r, budget)
 }
 
-func (rn *ruleNode) validate(ctx context.Context, fldPath *field.Path, obj, old interface{}, r ratchet, budget int64) (field.ErrorList, int64) {
+func (rn *ruleNode) validate(ctx context.Context, fldPath *field.Path, obj, old interface{}, r cursor, budget int64) (field.ErrorList, int64) {
 	if rn == nil || obj == nil {
 		return nil, budget
 	}
@@ -64,7 +65,7 @@ func (rn *ruleNode) validate(ctx context.Context, fldPath *field.Path, obj, old 
 	return append(errs, childErrs...), budget
 }
 
-func (rn *ruleNode) validateMembers(ctx context.Context, fldPath *field.Path, obj, old map[string]interface{}, r ratchet, budget int64) (field.ErrorList, int64) {
+func (rn *ruleNode) validateMembers(ctx context.Context, fldPath *field.Path, obj, old map[string]interface{}, r cursor, budget int64) (field.ErrorList, int64) {
 	var errs field.ErrorList
 	// Only correlatable maps give members an old value; every map type
 	// kube-apiserver knows is.
@@ -105,16 +106,16 @@ func (rn *ruleNode) validateMembers(ctx context.Context, fldPath *field.Path, ob
 	return errs, budget
 }
 
-func (rn *ruleNode) validateItems(ctx context.Context, fldPath *field.Path, obj, old []interface{}, r ratchet, budget int64) (field.ErrorList, int64) {
+func (rn *ruleNode) validateItems(ctx context.Context, fldPath *field.Path, obj, old []interface{}, r cursor, budget int64) (field.ErrorList, int64) {
 	if rn.items == nil {
 		return nil, budget
 	}
 	var errs field.ErrorList
 	// Only items of map lists correlate with old items, by key.
-	oldItems := newMapListIndex(rn.schema, old)
+	oldItems := oldItemsOf(rn.schema, old)
 	for i, item := range obj {
 		var childErrs field.ErrorList
-		childErrs, budget = rn.items.validate(ctx, fldPath.Index(i), item, oldItems.get(item), r.index(i), budget)
+		childErrs, budget = rn.items.validate(ctx, fldPath.Index(i), item, oldItems.Get(item), r.index(i), budget)
 		errs = append(errs, childErrs...)
 		if budget < 0 {
 			return errs, budget
@@ -147,7 +148,7 @@ func mapIsCorrelatable(mapType *string) bool {
 }
 
 // validateRules evaluates the rules of this location on obj.
-func (rn *ruleNode) validateRules(ctx context.Context, fldPath *field.Path, obj, old interface{}, r ratchet, budget int64) (field.ErrorList, int64) {
+func (rn *ruleNode) validateRules(ctx context.Context, fldPath *field.Path, obj, old interface{}, r cursor, budget int64) (field.ErrorList, int64) {
 	var errs field.ErrorList
 	schemaType := rn.schema.typ
 	if rn.initErr != nil {

@@ -7,7 +7,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/schemavalidation"
 	"github.com/kapi-dev/kapi/pkg/apis/apiextensions"
 )
 
@@ -60,7 +60,7 @@ func nonStructuralCondition(crd *apiextensionsv1.CustomResourceDefinition) *apie
 			continue
 		}
 		path := field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema")
-		errs = append(errs, schema.ValidateStructural(path, v.Schema.OpenAPIV3Schema)...)
+		errs = append(errs, schemavalidation.ValidateStructural(path, v.Schema.OpenAPIV3Schema)...)
 	}
 	if len(errs) == 0 {
 		return nil

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/kapi-dev/kapi/internal/required"
 	kapiopenapi "github.com/kapi-dev/kapi/pkg/openapi"
 )
 
@@ -69,7 +71,7 @@ func newFleetService(b *testing.B, resources []kapiopenapi.Resource) *kapiopenap
 // a v2 document of 1,000 of the largest would weigh gigabytes.
 func smallCRDs(b *testing.B) []*apiextensionsv1.CustomResourceDefinition {
 	var small []*apiextensionsv1.CustomResourceDefinition
-	for _, crd := range loadCRDs(b, sharedCRDs) {
+	for _, crd := range loadCRDs(b) {
 		switch crd.Name {
 		case "orders.acme.cert-manager.io", "certificaterequests.cert-manager.io", "prometheusrules.monitoring.coreos.com":
 			small = append(small, crd)
@@ -81,7 +83,7 @@ func smallCRDs(b *testing.B) []*apiextensionsv1.CustomResourceDefinition {
 // BenchmarkSetGroupVersionAmong1000CRDs is what the CRD server pays when
 // one CRD of 1,000 changes: the documents are only built when asked for.
 func BenchmarkSetGroupVersionAmong1000CRDs(b *testing.B) {
-	resources := fleet(b, loadCRDs(b, sharedCRDs), 1000)
+	resources := fleet(b, loadCRDs(b), 1000)
 	s := newFleetService(b, resources)
 	changed := resources[500]
 	gv := changed.GVK.GroupVersion()
@@ -97,7 +99,7 @@ func BenchmarkSetGroupVersionAmong1000CRDs(b *testing.B) {
 // BenchmarkUpdateAllAmong1000CRDs is the same change through Update, which
 // is handed every resource and finds the group version that changed.
 func BenchmarkUpdateAllAmong1000CRDs(b *testing.B) {
-	resources := fleet(b, loadCRDs(b, sharedCRDs), 1000)
+	resources := fleet(b, loadCRDs(b), 1000)
 	all := append(append([]kapiopenapi.Resource(nil), builtins...), resources...)
 	s := newFleetService(b, resources)
 	changed := len(builtins) + 500
@@ -164,13 +166,13 @@ func BenchmarkV3IndexAfterChangeAmong1000CRDs(b *testing.B) {
 // CRD (prometheuses.monitoring.coreos.com, 830 KB of YAML).
 func BenchmarkResourceSchema(b *testing.B) {
 	var crd *apiextensionsv1.CustomResourceDefinition
-	for _, c := range loadCRDs(b, sharedCRDs) {
+	for _, c := range loadCRDs(b) {
 		if c.Name == "prometheuses.monitoring.coreos.com" {
 			crd = c
 		}
 	}
 	if crd == nil {
-		b.Skip("no prometheuses CRD")
+		required.Missing(b, "prometheuses.monitoring.coreos.com in ../shared/crds", errors.New("not in the corpus"))
 	}
 	for b.Loop() {
 		if _, _, err := ResourceSchema(crd, "v1"); err != nil {

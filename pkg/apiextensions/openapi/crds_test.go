@@ -3,6 +3,7 @@ package openapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -22,15 +23,15 @@ import (
 	"k8s.io/kube-openapi/pkg/util/proto"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kapi-dev/kapi/internal/required"
 	kapiopenapi "github.com/kapi-dev/kapi/pkg/openapi"
 )
 
-// sharedCRDs are real-world CRDs (cert-manager, prometheus-operator).
-const sharedCRDs = "../../../../shared/crds"
-
-// loadCRDs reads every CustomResourceDefinition of the YAML files below dir.
-func loadCRDs(t testing.TB, dir string) []*apiextensionsv1.CustomResourceDefinition {
+// loadCRDs reads every CustomResourceDefinition of the YAML files of the
+// real-world CRDs (cert-manager, prometheus-operator) in ../shared/crds.
+func loadCRDs(t testing.TB) []*apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
+	dir := required.CRDs(t)
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
@@ -54,7 +55,7 @@ func loadCRDs(t testing.TB, dir string) []*apiextensionsv1.CustomResourceDefinit
 		return nil
 	})
 	if err != nil || len(crds) == 0 {
-		t.Skipf("no CRDs in %s: %v", dir, err)
+		required.Missing(t, "the real-world CRDs of ../shared/crds", fmt.Errorf("no CRDs in %s: %v", dir, err))
 	}
 	return crds
 }
@@ -153,7 +154,7 @@ func field(t *testing.T, s proto.Schema, path string) proto.Schema {
 // documents through client-go's OpenAPI v3 client, gnostic's protobuf
 // form and the type converter of server-side apply.
 func TestRealWorldCRDsAreReadByClients(t *testing.T) {
-	crds := loadCRDs(t, sharedCRDs)
+	crds := loadCRDs(t)
 	resources := servedResources(t, crds)
 	dc := newCRDServer(t, resources)
 
@@ -238,7 +239,7 @@ func TestRealWorldCRDsAreReadByClients(t *testing.T) {
 // The published schemas of the real-world CRDs keep everything the CRDs
 // say (v3), and v2 has nothing Swagger 2.0 cannot express.
 func TestRealWorldCRDSchemas(t *testing.T) {
-	for _, crd := range loadCRDs(t, sharedCRDs) {
+	for _, crd := range loadCRDs(t) {
 		for _, v := range crd.Spec.Versions {
 			v3, v2, err := ResourceSchema(crd, v.Name)
 			if err != nil {

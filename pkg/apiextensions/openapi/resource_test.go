@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sort"
 	"testing"
 
@@ -14,18 +13,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/kapi-dev/kapi/internal/required"
 	kapiopenapi "github.com/kapi-dev/kapi/pkg/openapi"
 )
 
-// referenceDir holds what a real kube-apiserver 1.37.1 answered.
-const referenceDir = "../../../../shared/reference/kube-apiserver-v1.37.1"
-
 func readReference(t *testing.T, name string, into any) {
 	t.Helper()
-	data, err := os.ReadFile(referenceDir + "/" + name)
-	if err != nil {
-		t.Skipf("no reference data: %v", err)
-	}
+	data := required.ReadReference(t, name)
 	if err := json.Unmarshal(data, into); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

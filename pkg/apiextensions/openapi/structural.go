@@ -3,7 +3,7 @@ package openapi
 import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/schemavalidation"
 )
 
 // isStructural tells whether kube-apiserver would publish a schema: a
@@ -13,5 +13,5 @@ import (
 // objects. The reasons are the business of the CRD's NonStructuralSchema
 // condition, not of the documents.
 func isStructural(s *apiextensionsv1.JSONSchemaProps) bool {
-	return !schema.SchemaHasInvalidTypes(s) && len(schema.ValidateStructural(nil, s)) == 0
+	return !schemavalidation.SchemaHasInvalidTypes(s) && len(schemavalidation.ValidateStructural(nil, s)) == 0
 }

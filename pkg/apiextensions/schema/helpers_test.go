@@ -1,14 +1,10 @@
 package schema
 
 import (
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 )
 
@@ -53,49 +49,4 @@ func structuralFromYAML(t testing.TB, y string) *Structural {
 		t.Fatalf("NewStructural: %v", err)
 	}
 	return s
-}
-
-// objectFromYAML parses a value written in YAML into unstructured JSON, as
-// the API server decodes request bodies (integral numbers are int64).
-func objectFromYAML(t testing.TB, y string) interface{} {
-	t.Helper()
-	j, err := yaml.YAMLToJSON([]byte(dedent(y)))
-	if err != nil {
-		t.Fatalf("bad object %q: %v", y, err)
-	}
-	var v interface{}
-	if err := utiljson.Unmarshal(j, &v); err != nil {
-		t.Fatalf("bad object %q: %v", y, err)
-	}
-	return v
-}
-
-func toJSON(t testing.TB, v interface{}) string {
-	t.Helper()
-	b, err := utiljson.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func errorStrings(errs field.ErrorList) []string {
-	var out []string
-	for _, err := range errs {
-		out = append(out, err.Error())
-	}
-	return out
-}
-
-func sortedErrorStrings(errs field.ErrorList) []string {
-	out := errorStrings(errs)
-	sort.Strings(out)
-	return out
-}
-
-func diffStrings(t testing.TB, want, got []string) {
-	t.Helper()
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("unexpected result (-want +got):\n%s", diff)
-	}
 }

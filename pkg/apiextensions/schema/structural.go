@@ -130,10 +130,10 @@ func newStructural(s *apiextensionsv1.JSONSchemaProps, nested bool) (*Structural
 	}
 
 	var err error
-	if out.Default, err = decodeJSON(s.Default); err != nil {
+	if out.Default, err = DecodeJSON(s.Default); err != nil {
 		return nil, err
 	}
-	if out.Example, err = decodeJSON(s.Example); err != nil {
+	if out.Example, err = DecodeJSON(s.Example); err != nil {
 		return nil, err
 	}
 	if s.ExternalDocs != nil {
@@ -213,7 +213,7 @@ func (v *ValueValidation) fill(s *apiextensionsv1.JSONSchemaProps) error {
 		return err
 	}
 	for i := range s.Enum {
-		value, err := decodeJSON(&s.Enum[i])
+		value, err := DecodeJSON(&s.Enum[i])
 		if err != nil {
 			return err
 		}
@@ -270,7 +270,9 @@ var jsonNull = []byte("null")
 // decodeJSON decodes a schema's JSON value the way kube-apiserver converts
 // it to its internal type: a missing value and null both become nil,
 // integral numbers become int64.
-func decodeJSON(j *apiextensionsv1.JSON) (interface{}, error) {
+// DecodeJSON decodes a JSON value of a schema (default, enum, example);
+// JSON null and no value are nil.
+func DecodeJSON(j *apiextensionsv1.JSON) (interface{}, error) {
 	if j == nil || len(j.Raw) == 0 || bytes.Equal(j.Raw, jsonNull) {
 		return nil, nil
 	}

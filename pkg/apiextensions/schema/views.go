@@ -10,7 +10,7 @@ package schema
 func (s *Structural) Unfold() *Structural {
 	out := s.DeepCopy()
 	out.visit(func(n *Structural) {
-		if !n.XIntOrString || isIntOrStringAnyOf(n) || isIntOrStringAllOf(n) {
+		if !n.XIntOrString || IsIntOrStringAnyOf(n) || IsIntOrStringAllOf(n) {
 			return
 		}
 		pair := []*Structural{{Type: "integer"}, {Type: "string"}}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -18,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	"github.com/kapi-dev/kapi/internal/required"
 )
 
 const (
@@ -784,29 +784,7 @@ func TestConcurrentSetRemoveWhileServing(t *testing.T) {
 // which live beside the repository in ../shared/reference.
 func readReference(t *testing.T, rel string) []byte {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("reference data not available: no go.mod above the package directory")
-		}
-		dir = parent
-	}
-	path := filepath.Join(dir, "..", "shared", "reference", "kube-apiserver-v1.37.1", rel)
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		t.Skipf("reference data not available (%s); CI has it beside the repository", path)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return required.ReadReference(t, rel)
 }
 
 // readReferenceHeaders parses a recorded "HTTP/2 200" status line and

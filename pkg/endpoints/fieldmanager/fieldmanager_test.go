@@ -2,7 +2,6 @@ package fieldmanager
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kapi-dev/kapi/internal/required"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 )
 
@@ -67,14 +66,9 @@ func newBuiltinManager(t testing.TB, gvk schema.GroupVersionKind, subresource st
 	return fm
 }
 
-const referenceDir = "../../../../shared/reference/kube-apiserver-v1.37.1"
-
 func readReference(t *testing.T, name string, into any) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(referenceDir, name))
-	if err != nil {
-		t.Skipf("no reference data: %v", err)
-	}
+	data := required.ReadReference(t, name)
 	if err := json.Unmarshal(data, into); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -121,10 +115,7 @@ func TestCreatesRecordWhatKubeAPIServerRecords(t *testing.T) {
 				t.Fatalf("row %s of %s has managedFields %v", tt.row, tt.table, want)
 			}
 
-			data, err := os.ReadFile(filepath.Join(referenceDir, "defaulting", tt.input))
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := required.ReadReference(t, "defaulting", tt.input)
 			obj, _, err := scheme.Codecs.UniversalDecoder(tt.gvk.GroupVersion()).Decode(data, nil, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -315,66 +306,6 @@ func TestResetFieldsAreNotOwned(t *testing.T) {
 	if fields := string(entry.FieldsV1.Raw); fields != `{"f:status":{"f:replicas":{}}}` {
 		t.Errorf("controller's fields %s: want status.replicas only", fields)
 	}
-}
-
-// TestCustomResourcesOfACRD: the type converter of a CRD knows its
-// versions, their list-map keys, and the Scale of its scale subresource.
-func TestCustomResourcesOfACRD(t *testing.T) {
-	crd := widgetsCRD(t)
-	tc := CRDTypeConverter(crd)
-	for _, version := range []string{"v1"} {
-		gvk := schema.GroupVersionKind{Group: "example.com", Version: version, Kind: "Widget"}
-		fm, err := New(Config{TypeConverter: tc, Convertor: unstructuredConvertor{}, Defaulter: runtime.NewScheme(),
-			Creater: unstructuredCreater{}, Kind: gvk, Hub: gvk.GroupVersion()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		live := &unstructured.Unstructured{}
-		live.SetGroupVersionKind(gvk)
-		obj, err := apply(t, fm, live, `{"apiVersion":"example.com/`+version+`","kind":"Widget","metadata":{"name":"w"},"spec":{"name":"w1","size":3}}`, "me", false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := fieldsJSON(t, obj, "me"); got != `{"f:spec":{"f:name":{},"f:size":{}}}` {
-			t.Errorf("fields %s", got)
-		}
-		_, err = apply(t, fm, obj, `{"apiVersion":"example.com/`+version+`","kind":"Widget","metadata":{"name":"w"},"spec":{"bogus":1}}`, "me", false)
-		if err == nil || !strings.Contains(err.Error(), ".spec.bogus: field not declared in schema") {
-			t.Errorf("an unknown field: %v", err)
-		}
-	}
-	scale, err := tc.ObjectToTyped(&unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": map[string]any{"name": "w"}, "spec": map[string]any{"replicas": int64(2)}}})
-	if err != nil || scale == nil {
-		t.Errorf("the Scale of the scale subresource: %v", err)
-	}
-}
-
-func widgetsCRD(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
-	t.Helper()
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	readReference(t, "defaulting/customresourcedefinition.input.json", crd)
-	return crd
-}
-
-// unstructuredConvertor and unstructuredCreater stand for the codecs of a
-// CRD with one version.
-type unstructuredConvertor struct{ runtime.ObjectConvertor }
-
-func (unstructuredConvertor) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
-	u := in.(*unstructured.Unstructured).DeepCopy()
-	if target, ok := gv.KindForGroupVersionKinds([]schema.GroupVersionKind{u.GroupVersionKind()}); ok {
-		u.SetGroupVersionKind(target)
-	}
-	return u, nil
-}
-
-type unstructuredCreater struct{}
-
-func (unstructuredCreater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(gvk)
-	return u, nil
 }
 
 // An Event written through events.k8s.io/v1 is stored as a core/v1 Event;

@@ -6,14 +6,11 @@ import (
 	"sync"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
-	crdopenapi "github.com/kapi-dev/kapi/pkg/apiextensions/openapi"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 )
 
@@ -55,44 +52,47 @@ func schemeObjects(s *runtime.Scheme) []runtime.Object {
 	return objs
 }
 
-// CRDTypeConverter returns the type converter of the custom resources of a
-// CustomResourceDefinition, in all its versions, made as kube-apiserver
-// makes it: from the OpenAPI v3 definitions the CRD publishes (its
-// structural schemas, with metadata referring to ObjectMeta), plus those of
-// the API types they refer to and of autoscaling/v1 Scale, for the scale
-// subresource. A CRD that keeps unknown fields keeps them in apply too.
-// It is built when first used, so that serving a thousand CRDs costs
-// nothing until their custom resources are written. The converter keeps
-// crd, which must not be modified (an informer's objects never are).
-func CRDTypeConverter(crd *apiextensionsv1.CustomResourceDefinition) managedfields.TypeConverter {
+// DefinitionsTypeConverter returns the type converter of kinds described
+// by OpenAPI v3 definitions rather than by Go types (the custom resources
+// of a CustomResourceDefinition), made as kube-apiserver makes it: models
+// returns the definition of each kind by model name (openapi.ModelName),
+// and the definitions of the API types they may refer to (ObjectMeta and
+// what it refers to, and autoscaling/v1 Scale for a scale subresource) are
+// added. With preserveUnknownFields, fields the definitions do not list
+// are kept in apply too. name says whose definitions they are, in errors.
+// The converter is built when first used, so that serving a thousand CRDs
+// costs nothing until their custom resources are written.
+//
+// The definitions come from the caller so that this package, on the
+// request path of every server, does not depend on any one of them.
+func DefinitionsTypeConverter(name string, models func() (map[string]*spec.Schema, error), preserveUnknownFields bool) managedfields.TypeConverter {
 	return newLazyTypeConverter(func() (managedfields.TypeConverter, error) {
-		static, err := crdStaticDefinitions()
+		static, err := staticDefinitions()
 		if err != nil {
 			return nil, err
 		}
-		models := make(map[string]*spec.Schema, len(static)+len(crd.Spec.Versions))
-		for name, s := range static {
-			models[name] = s
-		}
-		for _, v := range crd.Spec.Versions {
-			s, _, err := crdopenapi.ResourceSchema(crd, v.Name)
-			if err != nil {
-				return nil, err
-			}
-			gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
-			models[openapi.ModelName(gvk)] = s
-		}
-		tc, err := managedfields.NewTypeConverter(models, crd.Spec.PreserveUnknownFields)
+		kinds, err := models()
 		if err != nil {
-			return nil, fmt.Errorf("CustomResourceDefinition %s: %w", crd.Name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		all := make(map[string]*spec.Schema, len(static)+len(kinds))
+		for n, s := range static {
+			all[n] = s
+		}
+		for n, s := range kinds {
+			all[n] = s
+		}
+		tc, err := managedfields.NewTypeConverter(all, preserveUnknownFields)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		return tc, nil
 	})
 }
 
-// crdStaticDefinitions are the definitions of API types custom resources
-// refer to, the same for every CRD.
-var crdStaticDefinitions = sync.OnceValues(func() (map[string]*spec.Schema, error) {
+// staticDefinitions are the definitions of API types that kinds described
+// by OpenAPI definitions refer to, the same for every one of them.
+var staticDefinitions = sync.OnceValues(func() (map[string]*spec.Schema, error) {
 	s := runtime.NewScheme()
 	if err := autoscalingv1.AddToScheme(s); err != nil {
 		return nil, err

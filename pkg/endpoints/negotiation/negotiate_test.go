@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 
+	"github.com/kapi-dev/kapi/internal/required"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
 
@@ -321,27 +321,5 @@ func readRecordedResponse(t *testing.T, name string) (int, http.Header, []byte) 
 // which live beside the repository in ../shared/reference.
 func readReference(t *testing.T, rel string) []byte {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("reference data not available: no go.mod above the package directory")
-		}
-		dir = parent
-	}
-	path := filepath.Join(dir, "..", "shared", "reference", "kube-apiserver-v1.37.1", rel)
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		t.Skipf("reference data not available (%s); CI has it beside the repository", path)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return required.ReadReference(t, rel)
 }

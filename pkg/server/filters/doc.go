@@ -4,8 +4,8 @@
 // and passes the request on. Errors are answered with kube-apiserver's
 // Status, through responsewriters.WriteErrorStatus.
 //
-// The server package composes the chain. From the outside in, the order
-// is kube-apiserver's (with the filters kapi does not have yet left out):
+// Chain composes the chain; the server is built with it and its tests
+// test it. From the outside in, the order is kube-apiserver's (with the filters kapi does not have yet left out):
 //
 //	WithPanicRecovery      a panic anywhere below becomes a 500, not a dead server
 //	WithCacheControl       every response is no-cache, private, errors included
@@ -20,18 +20,6 @@
 //	WithAuthorization      403 unless allowed
 //	WithMetrics            counts the requests that reach a handler, as kube-apiserver does
 //	handler
-//
-// In the code this reads inside out:
-//
-//	h := WithMetrics(apiHandler, reg, request.IsLongRunning)
-//	h = WithAuthorization(h, authz, logger)
-//	h = WithMaxInFlightLimit(h, maxReadOnly, maxMutating, request.IsLongRunning, reg)
-//	h = WithAuthentication(h, authn, apiAudiences, logger)
-//	h = WithWarningRecorder(h)
-//	h = WithTimeout(h, request.IsLongRunning, requestTimeout, reg, logger)
-//	h = WithRequestInfo(h, request.NewRequestInfoFactory())
-//	h = WithCacheControl(h)
-//	h = WithPanicRecovery(h, logger)
 //
 // Filters that wrap the ResponseWriter keep Flush and Hijack working
 // (watch needs the first, exec and port-forward upgrades the second), and

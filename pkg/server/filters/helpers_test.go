@@ -8,13 +8,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kapi-dev/kapi/internal/required"
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/metrics"
@@ -134,9 +134,6 @@ func metricValue(t *testing.T, reg *metrics.Registry, name string, want map[stri
 	return -1
 }
 
-// referenceErrors holds the responses recorded from kube-apiserver.
-const referenceErrors = "../../../../shared/reference/kube-apiserver-v1.37.1/errors/"
-
 // referenceResponse is one recorded error: the request line and the
 // Status kube-apiserver answered with.
 type referenceResponse struct {
@@ -148,13 +145,7 @@ type referenceResponse struct {
 // line, the raw headers, and a JSON Status body.
 func readReferenceStatus(t *testing.T, name string) referenceResponse {
 	t.Helper()
-	data, err := os.ReadFile(referenceErrors + name)
-	if os.IsNotExist(err) {
-		t.Skipf("reference data not available: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := required.ReadReference(t, "errors", name)
 	text := string(data)
 	firstLine, _, _ := strings.Cut(text, "\n")
 	fields := strings.Fields(strings.TrimPrefix(firstLine, ">"))

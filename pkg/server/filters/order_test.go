@@ -19,19 +19,15 @@ import (
 	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
-// documentedChain assembles the filters in the order the package
-// documentation gives, so that these tests check that the order works.
+// documentedChain is the chain the server is built with (Chain), around
+// api, so that these tests check the order it really has.
 func documentedChain(api http.Handler, authn authenticator.Request, authz authorizer.Authorizer, reg *metrics.Registry) http.Handler {
 	logger, _ := newTestLogger()
-	h := WithMetrics(api, reg, request.IsLongRunning)
-	h = WithAuthorization(h, authz, logger)
-	h = WithMaxInFlightLimit(h, 1, 1, request.IsLongRunning, reg)
-	h = WithAuthentication(h, authn, nil, logger)
-	h = WithWarningRecorder(h)
-	h = WithTimeout(h, request.IsLongRunning, longTimeout, reg, logger)
-	h = WithRequestInfo(h, request.NewRequestInfoFactory())
-	h = WithCacheControl(h)
-	return WithPanicRecovery(h, logger)
+	return Chain(ChainConfig{
+		Authenticator: authn, Authorizer: authz,
+		MaxRequestsInFlight: 1, MaxMutatingRequestsInFlight: 1,
+		RequestTimeout: longTimeout, Metrics: reg, Logger: logger,
+	})(api)
 }
 
 // tokenAuthenticator knows one token per user; requests without a token

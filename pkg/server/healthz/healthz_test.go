@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kapi-dev/kapi/internal/required"
 )
 
 type ctxKey struct{}
@@ -222,27 +222,5 @@ func parseRecorded(t *testing.T, data []byte) (int, http.Header, string) {
 // which live beside the repository in ../shared/reference.
 func readReference(t *testing.T, rel string) []byte {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("reference data not available: no go.mod above the package directory")
-		}
-		dir = parent
-	}
-	path := filepath.Join(dir, "..", "shared", "reference", "kube-apiserver-v1.37.1", rel)
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		t.Skipf("reference data not available (%s); CI has it beside the repository", path)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return required.ReadReference(t, rel)
 }

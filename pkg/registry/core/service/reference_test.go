@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -13,19 +11,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kapi-dev/kapi/internal/required"
 	"github.com/kapi-dev/kapi/pkg/testserver"
 )
 
-// referenceDir holds what kube-apiserver 1.37 answered.
-const referenceDir = "../../../../../shared/reference/kube-apiserver-v1.37.1"
-
 func readReference(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(referenceDir, name))
-	if err != nil {
-		t.Skipf("no reference data: %v", err)
-	}
-	return data
+	return required.ReadReference(t, name)
 }
 
 // Services created through a whole kapi, started with its own node port

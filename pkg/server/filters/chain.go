@@ -1,0 +1,54 @@
+package filters
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
+	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/metrics"
+)
+
+// ChainConfig is what the filter chain needs, built before it.
+type ChainConfig struct {
+	Authenticator authenticator.Request
+	Authorizer    authorizer.Authorizer
+	// APIAudiences are the audiences tokens must be meant for; empty
+	// accepts any (see WithAuthentication).
+	APIAudiences []string
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight bound the
+	// requests served at once (see WithMaxInFlightLimit); 0 is unbounded.
+	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// RequestTimeout is the timeout of requests that give none.
+	RequestTimeout time.Duration
+	// LongRunning says which requests are exempt from the timeout and
+	// the in-flight limits; nil is request.IsLongRunning.
+	LongRunning request.LongRunningCheck
+	Metrics     *metrics.Registry
+	Logger      *slog.Logger
+}
+
+// Chain returns the filter chain, in the order of the package
+// documentation, that wraps the servers' handler. It is the one chain the
+// server is built with, so that its tests test what is served.
+func Chain(c ChainConfig) func(http.Handler) http.Handler {
+	resolver := request.NewRequestInfoFactory()
+	longRunning := c.LongRunning
+	if longRunning == nil {
+		longRunning = request.IsLongRunning
+	}
+	return func(h http.Handler) http.Handler {
+		h = WithMetrics(h, c.Metrics, longRunning)
+		h = WithAuthorization(h, c.Authorizer, c.Logger)
+		h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, longRunning, c.Metrics)
+		h = WithAuthentication(h, c.Authenticator, c.APIAudiences, c.Logger)
+		h = WithWarningRecorder(h)
+		h = WithTimeout(h, longRunning, c.RequestTimeout, c.Metrics, c.Logger)
+		h = WithRequestInfo(h, resolver)
+		h = WithCacheControl(h)
+		h = WithPanicRecovery(h, c.Logger)
+		return h
+	}
+}
