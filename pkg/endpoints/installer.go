@@ -319,7 +319,12 @@ func sortVerbs(verbs, order []string) {
 	sort.SliceStable(verbs, func(i, j int) bool { return rank(verbs[i]) < rank(verbs[j]) })
 }
 
-// ServeHTTP serves a resource request of the group version.
+// ServeHTTP serves a resource request of the group version. It answers
+// as kube-apiserver's routes do: a path no route has (an unknown
+// resource, a name where the resource takes none, a namespaced object
+// addressed outside any namespace, segments after the subresource) is a
+// 404 NotFound, and a method the path's route does not take (PUT on a
+// collection, POST on an object, HEAD anywhere) a 405 MethodNotAllowed.
 func (h *GroupVersionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	info, ok := request.RequestInfoFrom(r.Context())
 	if !ok {
@@ -331,40 +336,111 @@ func (h *GroupVersionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 		path += "/" + info.Subresource
 	}
 	vh, ok := h.resources[path]
-	if !ok || !scopeMatches(vh.namespaced, info) {
-		notFound(w, r)
+	if !ok {
+		NotFound(w, r)
+		return
+	}
+	methods := vh.routeMethods(info)
+	switch {
+	case methods == 0:
+		NotFound(w, r)
+		return
+	case !methods.has(r.Method):
+		MethodNotAllowed(w, r)
 		return
 	}
 	handler, ok := vh.byVerb[info.Verb]
-	// A POST names a collection, or an object's subresource (pods/binding);
-	// never an object itself.
-	namedCreate := info.Verb == "create" && info.Subresource == "" && len(info.Parts) >= 2
-	if !ok || namedCreate {
-		methodNotAllowed(w, r)
+	if !ok {
+		// The route takes the method but not as this verb: a GET of a
+		// collection with ?watch=true on a resource that cannot watch.
+		MethodNotAllowed(w, r)
 		return
 	}
 	handler.ServeHTTP(w, r)
 }
 
-// scopeMatches reports whether the path's namespace fits the resource's
-// scope: a namespaced object is addressed inside a namespace (lists and
-// watches may span all of them), a cluster-scoped one outside any. The
-// namespaces resource is the exception: its name is its namespace.
-func scopeMatches(namespaced bool, info *request.RequestInfo) bool {
+// routeMethods returns the HTTP methods of the route that a request's
+// path matches, as kube-apiserver registers routes from a resource's
+// verbs; none means no route has this path. The routes are:
+//
+//	collection in a namespace, or of a cluster-scoped resource: GET (list, watch), POST, DELETE (deletecollection)
+//	collection across namespaces:                               GET (list, watch)
+//	object, or an object's subresource:                         GET, PUT, PATCH, DELETE (and POST for subresources that create, pods/binding)
+//	legacy /watch/ paths, of a collection or an object:         GET
+//
+// Namespaced objects are addressed inside a namespace only, cluster-scoped
+// resources outside any. The namespaces resource is cluster-scoped: its
+// name is the path's namespace.
+func (vh *verbHandlers) routeMethods(info *request.RequestInfo) methodSet {
+	has := func(verb string) bool { _, ok := vh.byVerb[verb]; return ok }
+	namespaced, inNamespace := vh.namespaced, info.Namespace != ""
 	if info.APIGroup == "" && info.Resource == "namespaces" {
-		return true
+		namespaced, inNamespace = false, false
 	}
-	if namespaced {
-		// Parts is [resource, name, ...]: a named path addresses one
-		// object, which lives in a namespace.
-		named := len(info.Parts) >= 2
-		return info.Namespace != "" || !named && info.Verb != "create"
+	if !namespaced && inNamespace {
+		return 0
 	}
-	return info.Namespace == ""
+	var methods methodSet
+	add := func(method string, ok bool) {
+		if ok {
+			methods |= methodBit[method]
+		}
+	}
+	named := len(info.Parts) >= 2
+	switch {
+	case len(info.Parts) > 3, info.Verb == "proxy":
+		// Nothing comes after a subresource; the legacy proxy paths are
+		// gone from kube-apiserver.
+	case named && namespaced && !inNamespace:
+		// A namespaced object outside any namespace.
+	case info.Verb == "watch" && legacyWatchPath(info):
+		add(http.MethodGet, len(info.Parts) <= 2 && has("watch"))
+	case !named:
+		add(http.MethodGet, has("list"))
+		add(http.MethodPost, has("create") && (inNamespace || !namespaced))
+		add(http.MethodDelete, has("deletecollection") && (inNamespace || !namespaced))
+	default:
+		add(http.MethodGet, has("get"))
+		add(http.MethodPut, has("update"))
+		add(http.MethodPatch, has("patch"))
+		add(http.MethodDelete, has("delete"))
+		add(http.MethodPost, info.Subresource != "" && has("create"))
+	}
+	return methods
 }
 
-// notFound is the 404 for a resource the group version does not serve.
-func notFound(w http.ResponseWriter, r *http.Request) {
+// methodSet is a set of the HTTP methods routes take, one bit each: it is
+// computed for every request, and costs no allocation.
+type methodSet uint8
+
+var methodBit = map[string]methodSet{
+	http.MethodGet:    1 << 0,
+	http.MethodPost:   1 << 1,
+	http.MethodPut:    1 << 2,
+	http.MethodPatch:  1 << 3,
+	http.MethodDelete: 1 << 4,
+}
+
+// has reports whether the set holds method; no set holds a method routes
+// never take (HEAD, OPTIONS, unknown ones).
+func (s methodSet) has(method string) bool { return s&methodBit[method] != 0 }
+
+// legacyWatchPath reports whether a watch request's path has the legacy
+// watch segment after its version (/api/v1/watch/..., /apis/<group>/
+// <version>/watch/...), rather than a ?watch parameter: the two are
+// different routes, the first taking GET only.
+func legacyWatchPath(info *request.RequestInfo) bool {
+	segments := strings.Split(strings.Trim(info.Path, "/"), "/")
+	i := 2 // api, <version>
+	if info.APIPrefix != "api" {
+		i = 3 // apis, <group>, <version>
+	}
+	return len(segments) > i && segments[i] == "watch"
+}
+
+// NotFound is kube-apiserver's 404 for a path under an API it serves
+// (/api, /apis/<group>) that no route matches.
+func NotFound(w http.ResponseWriter, r *http.Request) {
 	responsewriters.WriteStatus(w, &metav1.Status{
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   metav1.StatusFailure,
@@ -375,8 +451,9 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// methodNotAllowed is the 405 for a verb the resource does not support.
-func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+// MethodNotAllowed is kube-apiserver's 405 for a method the route of a
+// path does not take.
+func MethodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	responsewriters.WriteStatus(w, &metav1.Status{
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   metav1.StatusFailure,
