@@ -118,7 +118,13 @@ func Normalize(doc []byte) (json.RawMessage, error) {
 		return nil, err
 	}
 	v = normalizeValue(v)
-	return json.Marshal(v)
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
 }
 
 func normalizeValue(v any) any {
@@ -187,9 +193,56 @@ func Compare(want, got Answer) []string {
 		add("text", want.Text, got.Text)
 	}
 	if len(want.Body) > 0 && len(got.Body) > 0 && !bytes.Equal(want.Body, got.Body) {
-		add("body", string(want.Body), string(got.Body))
+		diffs = append(diffs, bodyDiff(want.Body, got.Body)...)
 	}
 	return diffs
+}
+
+// maxBodyDiffs bounds the differing fields reported for one body.
+const maxBodyDiffs = 10
+
+// bodyDiff names the fields in which two JSON documents differ, up to
+// maxBodyDiffs of them.
+func bodyDiff(want, got []byte) []string {
+	var w, g any
+	if json.Unmarshal(want, &w) != nil || json.Unmarshal(got, &g) != nil {
+		return []string{fmt.Sprintf("body: want %s, got %s", want, got)}
+	}
+	var out []string
+	var walk func(path string, w, g any)
+	walk = func(path string, w, g any) {
+		if len(out) >= maxBodyDiffs {
+			return
+		}
+		wm, wok := w.(map[string]any)
+		gm, gok := g.(map[string]any)
+		if wok && gok {
+			keys := map[string]bool{}
+			for k := range wm {
+				keys[k] = true
+			}
+			for k := range gm {
+				keys[k] = true
+			}
+			for _, k := range SortedKeys(keys) {
+				walk(path+"."+k, wm[k], gm[k])
+			}
+			return
+		}
+		wl, wok := w.([]any)
+		gl, gok := g.([]any)
+		if wok && gok && len(wl) == len(gl) {
+			for i := range wl {
+				walk(fmt.Sprintf("%s[%d]", path, i), wl[i], gl[i])
+			}
+			return
+		}
+		if !reflect.DeepEqual(w, g) {
+			out = append(out, fmt.Sprintf("body%s: want %s, got %s", path, jsonText(w), jsonText(g)))
+		}
+	}
+	walk("", w, g)
+	return out
 }
 
 func show(v any) string {
