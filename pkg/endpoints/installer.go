@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
@@ -438,30 +439,37 @@ func legacyWatchPath(info *request.RequestInfo) bool {
 	return len(segments) > i && segments[i] == "watch"
 }
 
+// statusCodecs encode the Status of a routing error in whatever the
+// client accepts (JSON, YAML, protobuf), as kube-apiserver negotiates it.
+// They know the meta types only, and are never changed after start.
+var statusCodecs = func() serializer.CodecFactory {
+	scheme := runtime.NewScheme()
+	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
+	return serializer.NewCodecFactory(scheme)
+}()
+
 // NotFound is kube-apiserver's 404 for a path under an API it serves
 // (/api, /apis/<group>) that no route matches.
 func NotFound(w http.ResponseWriter, r *http.Request) {
-	responsewriters.WriteStatus(w, &metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusFailure,
-		Message:  "the server could not find the requested resource",
-		Reason:   metav1.StatusReasonNotFound,
-		Details:  &metav1.StatusDetails{},
-		Code:     http.StatusNotFound,
-	})
+	handlers.WriteError(w, r, statusCodecs, &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Message: "the server could not find the requested resource",
+		Reason:  metav1.StatusReasonNotFound,
+		Details: &metav1.StatusDetails{},
+		Code:    http.StatusNotFound,
+	}})
 }
 
 // MethodNotAllowed is kube-apiserver's 405 for a method the route of a
 // path does not take.
 func MethodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	responsewriters.WriteStatus(w, &metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusFailure,
-		Message:  "the server does not allow this method on the requested resource",
-		Reason:   metav1.StatusReasonMethodNotAllowed,
-		Details:  &metav1.StatusDetails{},
-		Code:     http.StatusMethodNotAllowed,
-	})
+	handlers.WriteError(w, r, statusCodecs, &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Message: "the server does not allow this method on the requested resource",
+		Reason:  metav1.StatusReasonMethodNotAllowed,
+		Details: &metav1.StatusDetails{},
+		Code:    http.StatusMethodNotAllowed,
+	}})
 }
 
 // withWarning adds a warning to every response of h.
