@@ -12,6 +12,10 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"sigs.k8s.io/yaml"
 )
 
 // Answer is what a server answered to one request, in the form answers
@@ -66,6 +70,12 @@ func newAnswer(key string, code int, contentType string, body []byte, keepBody b
 		if len(body) <= maxText {
 			a.Text = string(body)
 		}
+	case a.MediaType == "application/yaml":
+		if j, err := yaml.YAMLToJSON(body); err == nil {
+			a.Status, _ = asStatus(j)
+		}
+	case a.MediaType == "application/vnd.kubernetes.protobuf":
+		a.Status, _ = protobufStatus(body)
 	case a.MediaType == "application/json":
 		if st, ok := asStatus(body); ok {
 			a.Status = st
@@ -93,6 +103,33 @@ func asStatus(body []byte) (*Status, bool) {
 		out.Details = &d
 	}
 	return out, true
+}
+
+// protobufCodec decodes a Status sent as protobuf.
+var protobufCodec = func() runtime.Decoder {
+	scheme := runtime.NewScheme()
+	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
+	return protobuf.NewSerializer(scheme, scheme)
+}()
+
+// protobufStatus decodes a body that is a metav1.Status in protobuf.
+func protobufStatus(body []byte) (*Status, bool) {
+	obj, _, err := protobufCodec.Decode(body, nil, nil)
+	if err != nil {
+		return nil, false
+	}
+	st, ok := obj.(*metav1.Status)
+	if !ok {
+		return nil, false
+	}
+	j, err := json.Marshal(struct {
+		Kind string `json:"kind"`
+		*metav1.Status
+	}{"Status", st})
+	if err != nil {
+		return nil, false
+	}
+	return asStatus(j)
 }
 
 // volatileFields differ between two servers holding the same objects, or
