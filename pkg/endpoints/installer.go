@@ -53,6 +53,11 @@ type APIGroupVersion struct {
 	// VerbOrder, if set, is the order of the verbs in discovery; they are
 	// sorted otherwise.
 	VerbOrder []string
+	// RouteByVerb routes requests as kube-apiserver's custom resource
+	// handler does rather than as its built-in routes: by the verb the
+	// RequestInfo derives from the path and method, whatever the method
+	// (see serveByVerb).
+	RouteByVerb bool
 
 	// TypeConverter knows the structure of the served kinds, for the
 	// field managers that record managedFields and merge server-side
@@ -89,15 +94,16 @@ type verbHandlers struct {
 
 // GroupVersionHandler serves the resources of one group version.
 type GroupVersionHandler struct {
-	gv        schema.GroupVersion
-	resources map[string]*verbHandlers
-	discovery []metav1.APIResource
-	openapi   []openapi.Resource
+	gv          schema.GroupVersion
+	routeByVerb bool
+	resources   map[string]*verbHandlers
+	discovery   []metav1.APIResource
+	openapi     []openapi.Resource
 }
 
 // Install builds the handlers and discovery entries of a group version.
 func (g *APIGroupVersion) Install() (*GroupVersionHandler, error) {
-	h := &GroupVersionHandler{gv: g.GroupVersion, resources: map[string]*verbHandlers{}}
+	h := &GroupVersionHandler{gv: g.GroupVersion, routeByVerb: g.RouteByVerb, resources: map[string]*verbHandlers{}}
 	paths := make([]string, 0, len(g.Storage))
 	for p := range g.Storage {
 		paths = append(paths, p)
@@ -332,6 +338,10 @@ func (h *GroupVersionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 		responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(fmt.Errorf("no request info")))
 		return
 	}
+	if h.routeByVerb {
+		h.serveByVerb(w, r, info)
+		return
+	}
 	path := info.Resource
 	if info.Subresource != "" {
 		path += "/" + info.Subresource
@@ -358,6 +368,45 @@ func (h *GroupVersionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	handler.ServeHTTP(w, r)
+}
+
+// serveByVerb serves a request as kube-apiserver's custom resource handler
+// does. A resource the group version does not have, a namespaced object
+// addressed outside a namespace (other than by list or watch) or a
+// cluster-scoped one inside a namespace is passed on to the end of the
+// chain: the plain-text 404. An unknown subresource is a NotFound of the
+// object. Then the verb decides, whatever the method: HEAD gets, POST on
+// an object path creates, any method on a /watch/ path watches; a verb
+// the resource does not have is a 405 naming it, and an update or patch
+// without a name a 400.
+func (h *GroupVersionHandler) serveByVerb(w http.ResponseWriter, r *http.Request, info *request.RequestInfo) {
+	vh, ok := h.resources[info.Resource]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	inNamespace := info.Namespace != ""
+	acrossNamespaces := info.Verb == "list" || info.Verb == "watch"
+	if !vh.namespaced && inNamespace || vh.namespaced && !inNamespace && !acrossNamespaces {
+		http.NotFound(w, r)
+		return
+	}
+	gr := schema.GroupResource{Group: h.gv.Group, Resource: info.Resource}
+	if info.Subresource != "" {
+		if vh, ok = h.resources[info.Resource+"/"+info.Subresource]; !ok {
+			handlers.WriteError(w, r, statusCodecs, apierrors.NewNotFound(gr, info.Name))
+			return
+		}
+	}
+	handler, ok := vh.byVerb[info.Verb]
+	switch {
+	case !ok:
+		handlers.WriteError(w, r, statusCodecs, apierrors.NewMethodNotSupported(gr, info.Verb))
+	case info.Name == "" && (info.Verb == "update" || info.Verb == "patch"):
+		handlers.WriteError(w, r, statusCodecs, apierrors.NewBadRequest("name must be provided"))
+	default:
+		handler.ServeHTTP(w, r)
+	}
 }
 
 // routeMethods returns the HTTP methods of the route that a request's

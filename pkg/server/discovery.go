@@ -16,6 +16,7 @@ import (
 //
 //	/api, /api/<version>, /apis/<group>/<version>   GET only (others: 405 Status), as kube-apiserver's web services
 //	/apis, /apis/<group>                             any method, as kube-aggregator's handlers
+//	/apis/<group>/<version> of custom resources      any method, as apiextensions-apiserver's handler
 //
 // each with or without a trailing slash. Aggregated discovery is offered
 // at /api and /apis only. A path that names no served group or version is
@@ -62,8 +63,24 @@ func (s *GenericAPIServer) serveDiscovery(d *discovery.Handler, w http.ResponseW
 	case parts[0] == "apis" && len(parts) == 2 && d.Registry.HasGroup(parts[1]):
 		d.ServeGroup(w, r, parts[1])
 	case parts[0] == "apis" && len(parts) == 3 && d.Registry.Has(schema.GroupVersion{Group: parts[1], Version: parts[2]}):
-		getOnly(func() { d.ServeResources(w, r, schema.GroupVersion{Group: parts[1], Version: parts[2]}) })
+		gv := schema.GroupVersion{Group: parts[1], Version: parts[2]}
+		if !s.chainClaims("/apis/" + gv.Group + "/" + gv.Version) {
+			d.ServeResources(w, r, gv)
+			return
+		}
+		getOnly(func() { d.ServeResources(w, r, gv) })
 	default:
 		s.passOn(w, r)
 	}
+}
+
+// chainClaims reports whether a server of the chain from s claims path
+// (see GenericAPIServer.claims).
+func (s *GenericAPIServer) chainClaims(path string) bool {
+	for _, d := range chain(s) {
+		if g, ok := d.(*GenericAPIServer); ok && g.claims(path) {
+			return true
+		}
+	}
+	return false
 }
