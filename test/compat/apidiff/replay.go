@@ -58,9 +58,26 @@ const requestTimeout = 30 * time.Second
 // documents are megabytes and only their status and type matter here).
 const maxBody = 1 << 20
 
+// waitTimeout bounds how long a request with WaitFor is resent.
+const waitTimeout = 30 * time.Second
+
 // Send sends one request and summarizes the answer. The path is sent as
 // written, not cleaned: double slashes and ".." segments reach the server.
 func (s *Server) Send(ctx context.Context, r Request, keepBody bool) Answer {
+	if r.WaitFor == 0 {
+		return s.send(ctx, r, keepBody)
+	}
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		a := s.send(ctx, r, keepBody)
+		if a.Code == r.WaitFor || time.Now().After(deadline) || ctx.Err() != nil {
+			return a
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (s *Server) send(ctx context.Context, r Request, keepBody bool) Answer {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	path, query, _ := strings.Cut(r.Path, "?")

@@ -56,6 +56,10 @@ type Entry struct {
 	// Stream marks requests whose answer may be a stream (watches): only
 	// the status line and headers are read, so that they cost no time.
 	Stream bool `json:"stream,omitempty"`
+	// WaitFor resends the request until it is answered with this code
+	// (for a while: see waitTimeout), for setup that takes effect
+	// asynchronously, such as a CRD's resources being served.
+	WaitFor int `json:"waitFor,omitempty"`
 }
 
 // Request is one expanded request of a list.
@@ -66,6 +70,7 @@ type Request struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    []byte            `json:"-"`
 	Stream  bool              `json:"stream,omitempty"`
+	WaitFor int               `json:"waitFor,omitempty"`
 }
 
 // Key identifies a request in recorded answers and in the list of known
@@ -103,7 +108,7 @@ func Expand(entries []Entry) ([]Request, error) {
 		}
 		for _, p := range paths {
 			for _, m := range methods {
-				r := Request{Name: e.Name, Method: m, Path: p, Headers: e.Headers, Stream: e.Stream}
+				r := Request{Name: e.Name, Method: m, Path: p, Headers: e.Headers, Stream: e.Stream, WaitFor: e.WaitFor}
 				if takesBody(m) {
 					body := e.Body
 					if b, ok := e.Bodies[m]; ok {
