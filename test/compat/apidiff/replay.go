@@ -121,18 +121,20 @@ func (s *Server) send(ctx context.Context, r Request, keepBody bool) Answer {
 
 // Run sends a list to the server: teardown (what an interrupted run may
 // have left), setup, the requests, teardown. It returns the answers to
-// the requests; each setup and teardown answer goes to log.
+// the requests. Failed setup requests go to log, and failed teardown
+// requests too unless they found nothing to remove (404).
 func (s *Server) Run(ctx context.Context, l *List, keepBodies bool, log func(format string, args ...any)) []Answer {
 	prepare := func(phase string, reqs []Request) {
 		for _, r := range reqs {
 			a := s.Send(ctx, r, false)
-			if a.Error != "" || a.Code >= 400 {
-				detail := a.Error
-				if a.Status != nil {
-					detail = a.Status.Message
-				}
-				log("%s: %s %s: %d %s", s.Name, phase, r.Key(), a.Code, detail)
+			if a.Error == "" && (a.Code < 400 || phase == "teardown" && a.Code == http.StatusNotFound) {
+				continue
 			}
+			detail := a.Error
+			if a.Status != nil {
+				detail = a.Status.Message
+			}
+			log("%s: %s %s: %d %s", s.Name, phase, r.Key(), a.Code, detail)
 		}
 	}
 	prepare("teardown", l.Teardown)
