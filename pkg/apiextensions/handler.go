@@ -291,6 +291,7 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 			Defaulter:           codecs,
 			VerbOrder:           crVerbOrder,
 			TypeConverter:       typeConverter,
+			RouteByVerb:         true,
 		}
 		gvh, err := agv.Install()
 		if err != nil {
@@ -383,14 +384,9 @@ func (d groupVersionDispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request
 	}
 	served := d.h.routesOf(d.gv)[info.Resource]
 	if served == nil {
-		responsewriters.WriteStatus(w, &metav1.Status{
-			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-			Status:   metav1.StatusFailure,
-			Message:  "the server could not find the requested resource",
-			Reason:   metav1.StatusReasonNotFound,
-			Details:  &metav1.StatusDetails{},
-			Code:     http.StatusNotFound,
-		})
+		// kube-apiserver passes a resource no CRD defines to the end of
+		// the chain: the plain-text 404.
+		http.NotFound(w, r)
 		return
 	}
 	crd := served.crd.Load()

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
@@ -52,6 +53,11 @@ type APIGroupVersion struct {
 	// VerbOrder, if set, is the order of the verbs in discovery; they are
 	// sorted otherwise.
 	VerbOrder []string
+	// RouteByVerb routes requests as kube-apiserver's custom resource
+	// handler does rather than as its built-in routes: by the verb the
+	// RequestInfo derives from the path and method, whatever the method
+	// (see serveByVerb).
+	RouteByVerb bool
 
 	// TypeConverter knows the structure of the served kinds, for the
 	// field managers that record managedFields and merge server-side
@@ -88,15 +94,16 @@ type verbHandlers struct {
 
 // GroupVersionHandler serves the resources of one group version.
 type GroupVersionHandler struct {
-	gv        schema.GroupVersion
-	resources map[string]*verbHandlers
-	discovery []metav1.APIResource
-	openapi   []openapi.Resource
+	gv          schema.GroupVersion
+	routeByVerb bool
+	resources   map[string]*verbHandlers
+	discovery   []metav1.APIResource
+	openapi     []openapi.Resource
 }
 
 // Install builds the handlers and discovery entries of a group version.
 func (g *APIGroupVersion) Install() (*GroupVersionHandler, error) {
-	h := &GroupVersionHandler{gv: g.GroupVersion, resources: map[string]*verbHandlers{}}
+	h := &GroupVersionHandler{gv: g.GroupVersion, routeByVerb: g.RouteByVerb, resources: map[string]*verbHandlers{}}
 	paths := make([]string, 0, len(g.Storage))
 	for p := range g.Storage {
 		paths = append(paths, p)
@@ -319,11 +326,20 @@ func sortVerbs(verbs, order []string) {
 	sort.SliceStable(verbs, func(i, j int) bool { return rank(verbs[i]) < rank(verbs[j]) })
 }
 
-// ServeHTTP serves a resource request of the group version.
+// ServeHTTP serves a resource request of the group version. It answers
+// as kube-apiserver's routes do: a path no route has (an unknown
+// resource, a name where the resource takes none, a namespaced object
+// addressed outside any namespace, segments after the subresource) is a
+// 404 NotFound, and a method the path's route does not take (PUT on a
+// collection, POST on an object, HEAD anywhere) a 405 MethodNotAllowed.
 func (h *GroupVersionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	info, ok := request.RequestInfoFrom(r.Context())
 	if !ok {
 		responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(fmt.Errorf("no request info")))
+		return
+	}
+	if h.routeByVerb {
+		h.serveByVerb(w, r, info)
 		return
 	}
 	path := info.Resource
@@ -331,60 +347,178 @@ func (h *GroupVersionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 		path += "/" + info.Subresource
 	}
 	vh, ok := h.resources[path]
-	if !ok || !scopeMatches(vh.namespaced, info) {
-		notFound(w, r)
+	if !ok {
+		NotFound(w, r)
+		return
+	}
+	methods := vh.routeMethods(info)
+	switch {
+	case methods == 0:
+		NotFound(w, r)
+		return
+	case !methods.has(r.Method):
+		MethodNotAllowed(w, r)
 		return
 	}
 	handler, ok := vh.byVerb[info.Verb]
-	// A POST names a collection, or an object's subresource (pods/binding);
-	// never an object itself.
-	namedCreate := info.Verb == "create" && info.Subresource == "" && len(info.Parts) >= 2
-	if !ok || namedCreate {
-		methodNotAllowed(w, r)
+	if !ok {
+		// The route takes the method but not as this verb: a GET of a
+		// collection with ?watch=true on a resource that cannot watch.
+		MethodNotAllowed(w, r)
 		return
 	}
 	handler.ServeHTTP(w, r)
 }
 
-// scopeMatches reports whether the path's namespace fits the resource's
-// scope: a namespaced object is addressed inside a namespace (lists and
-// watches may span all of them), a cluster-scoped one outside any. The
-// namespaces resource is the exception: its name is its namespace.
-func scopeMatches(namespaced bool, info *request.RequestInfo) bool {
+// serveByVerb serves a request as kube-apiserver's custom resource handler
+// does. A resource the group version does not have, a namespaced object
+// addressed outside a namespace (other than by list or watch) or a
+// cluster-scoped one inside a namespace is passed on to the end of the
+// chain: the plain-text 404. An unknown subresource is a NotFound of the
+// object. Then the verb decides, whatever the method: HEAD gets, POST on
+// an object path creates, any method on a /watch/ path watches; a verb
+// the resource does not have is a 405 naming it, and an update or patch
+// without a name a 400.
+func (h *GroupVersionHandler) serveByVerb(w http.ResponseWriter, r *http.Request, info *request.RequestInfo) {
+	vh, ok := h.resources[info.Resource]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	inNamespace := info.Namespace != ""
+	acrossNamespaces := info.Verb == "list" || info.Verb == "watch"
+	if !vh.namespaced && inNamespace || vh.namespaced && !inNamespace && !acrossNamespaces {
+		http.NotFound(w, r)
+		return
+	}
+	gr := schema.GroupResource{Group: h.gv.Group, Resource: info.Resource}
+	if info.Subresource != "" {
+		if vh, ok = h.resources[info.Resource+"/"+info.Subresource]; !ok {
+			handlers.WriteError(w, r, statusCodecs, apierrors.NewNotFound(gr, info.Name))
+			return
+		}
+	}
+	handler, ok := vh.byVerb[info.Verb]
+	switch {
+	case !ok:
+		handlers.WriteError(w, r, statusCodecs, apierrors.NewMethodNotSupported(gr, info.Verb))
+	case info.Name == "" && (info.Verb == "update" || info.Verb == "patch"):
+		handlers.WriteError(w, r, statusCodecs, apierrors.NewBadRequest("name must be provided"))
+	default:
+		handler.ServeHTTP(w, r)
+	}
+}
+
+// routeMethods returns the HTTP methods of the route that a request's
+// path matches, as kube-apiserver registers routes from a resource's
+// verbs; none means no route has this path. The routes are:
+//
+//	collection in a namespace, or of a cluster-scoped resource: GET (list, watch), POST, DELETE (deletecollection)
+//	collection across namespaces:                               GET (list, watch)
+//	object, or an object's subresource:                         GET, PUT, PATCH, DELETE (and POST for subresources that create, pods/binding)
+//	legacy /watch/ paths, of a collection or an object:         GET
+//
+// Namespaced objects are addressed inside a namespace only, cluster-scoped
+// resources outside any. The namespaces resource is cluster-scoped: its
+// name is the path's namespace.
+func (vh *verbHandlers) routeMethods(info *request.RequestInfo) methodSet {
+	has := func(verb string) bool { _, ok := vh.byVerb[verb]; return ok }
+	namespaced, inNamespace := vh.namespaced, info.Namespace != ""
 	if info.APIGroup == "" && info.Resource == "namespaces" {
-		return true
+		namespaced, inNamespace = false, false
 	}
-	if namespaced {
-		// Parts is [resource, name, ...]: a named path addresses one
-		// object, which lives in a namespace.
-		named := len(info.Parts) >= 2
-		return info.Namespace != "" || !named && info.Verb != "create"
+	if !namespaced && inNamespace {
+		return 0
 	}
-	return info.Namespace == ""
+	var methods methodSet
+	add := func(method string, ok bool) {
+		if ok {
+			methods |= methodBit[method]
+		}
+	}
+	named := len(info.Parts) >= 2
+	switch {
+	case len(info.Parts) > 3, info.Verb == "proxy":
+		// Nothing comes after a subresource; the legacy proxy paths are
+		// gone from kube-apiserver.
+	case named && namespaced && !inNamespace:
+		// A namespaced object outside any namespace.
+	case info.Verb == "watch" && legacyWatchPath(info):
+		add(http.MethodGet, len(info.Parts) <= 2 && has("watch"))
+	case !named:
+		add(http.MethodGet, has("list"))
+		add(http.MethodPost, has("create") && (inNamespace || !namespaced))
+		add(http.MethodDelete, has("deletecollection") && (inNamespace || !namespaced))
+	default:
+		add(http.MethodGet, has("get"))
+		add(http.MethodPut, has("update"))
+		add(http.MethodPatch, has("patch"))
+		add(http.MethodDelete, has("delete"))
+		add(http.MethodPost, info.Subresource != "" && has("create"))
+	}
+	return methods
 }
 
-// notFound is the 404 for a resource the group version does not serve.
-func notFound(w http.ResponseWriter, r *http.Request) {
-	responsewriters.WriteStatus(w, &metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusFailure,
-		Message:  "the server could not find the requested resource",
-		Reason:   metav1.StatusReasonNotFound,
-		Details:  &metav1.StatusDetails{},
-		Code:     http.StatusNotFound,
-	})
+// methodSet is a set of the HTTP methods routes take, one bit each: it is
+// computed for every request, and costs no allocation.
+type methodSet uint8
+
+var methodBit = map[string]methodSet{
+	http.MethodGet:    1 << 0,
+	http.MethodPost:   1 << 1,
+	http.MethodPut:    1 << 2,
+	http.MethodPatch:  1 << 3,
+	http.MethodDelete: 1 << 4,
 }
 
-// methodNotAllowed is the 405 for a verb the resource does not support.
-func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	responsewriters.WriteStatus(w, &metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusFailure,
-		Message:  "the server does not allow this method on the requested resource",
-		Reason:   metav1.StatusReasonMethodNotAllowed,
-		Details:  &metav1.StatusDetails{},
-		Code:     http.StatusMethodNotAllowed,
-	})
+// has reports whether the set holds method; no set holds a method routes
+// never take (HEAD, OPTIONS, unknown ones).
+func (s methodSet) has(method string) bool { return s&methodBit[method] != 0 }
+
+// legacyWatchPath reports whether a watch request's path has the legacy
+// watch segment after its version (/api/v1/watch/..., /apis/<group>/
+// <version>/watch/...), rather than a ?watch parameter: the two are
+// different routes, the first taking GET only.
+func legacyWatchPath(info *request.RequestInfo) bool {
+	segments := strings.Split(strings.Trim(info.Path, "/"), "/")
+	i := 2 // api, <version>
+	if info.APIPrefix != "api" {
+		i = 3 // apis, <group>, <version>
+	}
+	return len(segments) > i && segments[i] == "watch"
+}
+
+// statusCodecs encode the Status of a routing error in whatever the
+// client accepts (JSON, YAML, protobuf), as kube-apiserver negotiates it.
+// They know the meta types only, and are never changed after start.
+var statusCodecs = func() serializer.CodecFactory {
+	scheme := runtime.NewScheme()
+	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
+	return serializer.NewCodecFactory(scheme)
+}()
+
+// NotFound is kube-apiserver's 404 for a path under an API it serves
+// (/api, /apis/<group>) that no route matches.
+func NotFound(w http.ResponseWriter, r *http.Request) {
+	handlers.WriteError(w, r, statusCodecs, &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Message: "the server could not find the requested resource",
+		Reason:  metav1.StatusReasonNotFound,
+		Details: &metav1.StatusDetails{},
+		Code:    http.StatusNotFound,
+	}})
+}
+
+// MethodNotAllowed is kube-apiserver's 405 for a method the route of a
+// path does not take.
+func MethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	handlers.WriteError(w, r, statusCodecs, &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Message: "the server does not allow this method on the requested resource",
+		Reason:  metav1.StatusReasonMethodNotAllowed,
+		Details: &metav1.StatusDetails{},
+		Code:    http.StatusMethodNotAllowed,
+	}})
 }
 
 // withWarning adds a warning to every response of h.

@@ -139,7 +139,8 @@ func (s *Service) serveV3Index(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Etag", strconv.Quote(index.etag))
-	w.Header().Set("Content-Type", "application/json")
+	// No Content-Type: kube-apiserver leaves it to content sniffing,
+	// which names this JSON text/plain, and kapi answers the same.
 	http.ServeContent(w, r, "/openapi/v3", index.lastModified, bytes.NewReader(index.body))
 }
 
@@ -151,7 +152,8 @@ func (s *Service) serveV3Document(w http.ResponseWriter, r *http.Request, path s
 	src, ok := s.v3Docs[path]
 	s.mu.Unlock()
 	if !ok {
-		http.NotFound(w, r)
+		// kube-apiserver's 404 here has no body and no Content-Type.
+		w.WriteHeader(http.StatusNotFound)
 		return
 	}
 	d := src.served

@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,6 +123,11 @@ func (s *GenericAPIServer) PrepareRun(cfg ServingConfig) (*Prepared, error) {
 		s.Handle("/"+e.name, e.h)
 		s.Handle("/"+e.name+"/", e.h)
 	}
+
+	s.mu.Lock()
+	// "/" is an exact path: Handle would make it the prefix of everything.
+	s.paths["/"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeRootPaths(w, servers) })
+	s.mu.Unlock()
 
 	p.longRunning, p.endLongRunning = context.WithCancel(context.Background())
 	p.handler = p.endLongRunningOnShutdown(s.UnprotectedHandler())
@@ -271,4 +278,40 @@ func runHook(h PostStartHook, ctx PostStartHookContext) (err error) {
 		}
 	}()
 	return h.Fn(ctx)
+}
+
+// writeRootPaths answers "/" as kube-apiserver does: a JSON object whose
+// "paths" lists, sorted, the paths the chain serves: API roots and
+// non-resource paths.
+func writeRootPaths(w http.ResponseWriter, servers []DelegationTarget) {
+	seen := map[string]bool{}
+	for _, srv := range servers {
+		g, ok := srv.(*GenericAPIServer)
+		if !ok {
+			continue
+		}
+		g.mu.RLock()
+		for p := range g.apiRoots {
+			seen[p] = true
+		}
+		for p := range g.paths {
+			seen[p] = true
+		}
+		for p := range g.prefixes {
+			seen[p] = true
+		}
+		g.mu.RUnlock()
+	}
+	delete(seen, "/")
+	paths := make([]string, 0, len(seen))
+	for p := range seen {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	body, _ := json.MarshalIndent(struct {
+		Paths []string `json:"paths"`
+	}{paths}, "", "  ")
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }

@@ -74,8 +74,15 @@ type GenericAPIServer struct {
 	discovery *discovery.Registry
 	openAPI   *OpenAPIResources
 
-	mu               sync.RWMutex
-	groups           map[schema.GroupVersion]http.Handler
+	mu     sync.RWMutex
+	groups map[schema.GroupVersion]http.Handler
+	// apiRoots are the paths at which this server's installed group
+	// versions are rooted: /api and /api/<version> for the core group,
+	// /apis/<group> and /apis/<group>/<version> for the others. As
+	// kube-apiserver's web services do, the server claims every path
+	// below them: what it has no handler for is a 404 Status, not the
+	// next server's business.
+	apiRoots         map[string]bool
 	paths            map[string]http.Handler // exact non-resource paths
 	prefixes         map[string]http.Handler // non-resource path prefixes ending in "/"
 	postStartHooks   []PostStartHook
@@ -91,6 +98,7 @@ func New(name string, delegate DelegationTarget, disc *discovery.Registry) *Gene
 		delegate:  delegate,
 		discovery: disc,
 		groups:    map[schema.GroupVersion]http.Handler{},
+		apiRoots:  map[string]bool{},
 		paths:     map[string]http.Handler{},
 		prefixes:  map[string]http.Handler{},
 	}
@@ -120,6 +128,7 @@ func (s *GenericAPIServer) InstallAPIGroupVersion(g *endpoints.APIGroupVersion, 
 		}
 	}
 	s.SetGroupVersionHandler(g.GroupVersion, h)
+	s.claimAPIRoots(g.GroupVersion)
 	s.discovery.Set(discovery.GroupVersion{
 		GroupVersion:    g.GroupVersion,
 		Resources:       h.Discovery(),
@@ -127,6 +136,35 @@ func (s *GenericAPIServer) InstallAPIGroupVersion(g *endpoints.APIGroupVersion, 
 		VersionPriority: versionPriority,
 	})
 	return nil
+}
+
+// claimAPIRoots records the roots of an installed group version.
+// Custom resources' group versions, served through SetGroupVersionHandler,
+// claim nothing: kube-apiserver answers an unknown version of a CRD's
+// group with its plain-text 404.
+func (s *GenericAPIServer) claimAPIRoots(gv schema.GroupVersion) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if gv.Group == "" {
+		s.apiRoots["/api"] = true
+		s.apiRoots["/api/"+gv.Version] = true
+		return
+	}
+	s.apiRoots["/apis/"+gv.Group] = true
+	s.apiRoots["/apis/"+gv.Group+"/"+gv.Version] = true
+}
+
+// claims reports whether path is at or below one of the server's API
+// roots.
+func (s *GenericAPIServer) claims(path string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for root := range s.apiRoots {
+		if path == root || strings.HasPrefix(path, root+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // SetGroupVersionHandler serves gv with h (nil removes it).
@@ -210,6 +248,17 @@ func (s *GenericAPIServer) UnprotectedHandler() http.Handler {
 func (s *GenericAPIServer) serve(w http.ResponseWriter, r *http.Request) {
 	if h := s.handlerFor(r); h != nil {
 		h.ServeHTTP(w, r)
+		return
+	}
+	s.passOn(w, r)
+}
+
+// passOn serves a request none of the server's handlers took: a 404
+// Status below the server's API roots, the next server's answer
+// otherwise.
+func (s *GenericAPIServer) passOn(w http.ResponseWriter, r *http.Request) {
+	if s.claims(r.URL.Path) {
+		endpoints.NotFound(w, r)
 		return
 	}
 	if s.delegate == nil {

@@ -54,13 +54,21 @@ func (h *Handler) ServeLegacyRoot(w http.ResponseWriter, r *http.Request) {
 	writeDocument(w, r, versions)
 }
 
-// ServeGroups serves /apis.
+// ServeGroups serves /apis, in the aggregated form if the client asks for
+// it.
 func (h *Handler) ServeGroups(w http.ResponseWriter, r *http.Request) {
 	d := h.Registry.docs()
 	if h.serveAggregated(w, r, d, d.aggregatedAPIs) {
 		return
 	}
-	writeDocument(w, r, &metav1.APIGroupList{
+	h.ServeLegacyGroups(w, r)
+}
+
+// ServeLegacyGroups serves the APIGroupList of /apis; a client that
+// accepts only the aggregated form gets 406.
+func (h *Handler) ServeLegacyGroups(w http.ResponseWriter, r *http.Request) {
+	d := h.Registry.docs()
+	writeAggregatorDocument(w, r, &metav1.APIGroupList{
 		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
 		Groups:   d.groups,
 	})
@@ -75,7 +83,7 @@ func (h *Handler) ServeGroup(w http.ResponseWriter, r *http.Request, group strin
 	}
 	out := *g
 	out.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
-	writeDocument(w, r, &out)
+	writeAggregatorDocument(w, r, &out)
 	return true
 }
 
@@ -117,6 +125,32 @@ func (h *Handler) serveAggregated(w http.ResponseWriter, r *http.Request, d *doc
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(doc.body)
 	return true
+}
+
+// writeAggregatorDocument writes a document that kube-apiserver serves
+// from kube-aggregator (/apis, /apis/<group>), whose 406 is worded apart
+// from that of the documents its web services serve.
+func writeAggregatorDocument(w http.ResponseWriter, r *http.Request, obj runtime.Object) {
+	if _, _, err := negotiation.NegotiateOutput(r, discoveryCodecs.SupportedMediaTypes(), nil); err != nil {
+		responsewriters.WriteStatus(w, &metav1.Status{
+			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+			Status:   metav1.StatusFailure,
+			Message:  "only the following media types are accepted: " + strings.Join(mediaTypes(), ", "),
+			Reason:   metav1.StatusReasonNotAcceptable,
+			Code:     http.StatusNotAcceptable,
+		})
+		return
+	}
+	writeDocument(w, r, obj)
+}
+
+// mediaTypes are the media types discovery documents are served in.
+func mediaTypes() []string {
+	var out []string
+	for _, info := range discoveryCodecs.SupportedMediaTypes() {
+		out = append(out, info.MediaType)
+	}
+	return out
 }
 
 // writeDocument writes a legacy discovery document in the negotiated

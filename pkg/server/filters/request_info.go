@@ -17,13 +17,15 @@ var errNoRequestInfo = errors.New("no RequestInfo found in the context, handler 
 
 // WithRequestInfo parses the request's RequestInfo into its context, for
 // every later filter and handler. A path that cannot be parsed (a legacy
-// verb with nothing after it, such as /api/v1/watch) gets a 500
-// InternalError, as in kube-apiserver.
+// verb with nothing after it, such as /api/v1/watch) gets kube-apiserver's
+// answer: a plain-text 500 naming the request URI, with the characters
+// HTML gives a meaning to escaped.
 func WithRequestInfo(handler http.Handler, resolver request.RequestInfoResolver) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info, err := resolver.NewRequestInfo(r)
 		if err != nil {
-			responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(fmt.Errorf("failed to create RequestInfo: %w", err)))
+			msg := fmt.Sprintf("Internal Server Error: %q: failed to create RequestInfo: %v", r.RequestURI, err)
+			http.Error(w, htmlEscaper.Replace(msg), http.StatusInternalServerError)
 			return
 		}
 		handler.ServeHTTP(w, r.WithContext(request.WithRequestInfo(r.Context(), info)))
