@@ -50,7 +50,8 @@ type Store struct {
 
 	// SelectableFields names the fields, beyond metadata.name and
 	// metadata.namespace, a list or watch may select on; FieldsFunc
-	// returns their values for an object.
+	// returns their values for an object. Nil means the fields FieldsFunc
+	// returns for an empty object, so a resource names them once.
 	SelectableFields []string
 	FieldsFunc       FieldsFunc
 	// UnknownFieldSelector, if set, is the error for a selector on a field
@@ -166,6 +167,11 @@ func (s *Store) keyRoot(ctx context.Context) string {
 	}
 	return s.KeyPrefix
 }
+
+// Key is the storage key of the named object in the request's namespace,
+// for storage that writes objects of its resource itself (a pod's
+// binding, a namespace's finalization).
+func (s *Store) Key(ctx context.Context, name string) (string, error) { return s.key(ctx, name) }
 
 // key is the storage key of the named object in the request's namespace.
 func (s *Store) key(ctx context.Context, name string) (string, error) {
