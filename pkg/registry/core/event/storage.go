@@ -15,6 +15,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 type strategy struct{ generic.DefaultStrategy }
@@ -74,24 +75,32 @@ func selectableFields(obj runtime.Object) fields.Set {
 	}
 }
 
-// NewREST returns the storage of events.
-func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
-	fieldNames := make([]string, 0, 11)
-	for k := range selectableFields(&corev1.Event{}) {
-		fieldNames = append(fieldNames, k)
-	}
+// Storage is the REST storage of events.
+type Storage struct {
+	Event *generic.Store
+}
+
+// NewStorage returns the storage of events.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Event{} },
 		NewListFunc:               func() runtime.Object { return &corev1.EventList{} },
 		DefaultQualifiedResource:  corev1.Resource("events"),
 		SingularQualifiedResource: corev1.Resource("event"),
 		KeyPrefix:                 "/events",
-		SelectableFields:          fieldNames,
 		FieldsFunc:                selectableFields,
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
 		ShortNamesList:            []string{"ev"},
 	}
-	return s, opts.Complete(s, corev1.SchemeGroupVersion)
+	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{Event: s}, nil
+}
+
+// Map returns the storage by path: "events".
+func (s *Storage) Map() map[string]rest.Storage {
+	return map[string]rest.Storage{s.Event.DefaultQualifiedResource.Resource: s.Event}
 }

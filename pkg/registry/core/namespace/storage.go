@@ -119,16 +119,22 @@ type REST struct {
 	*generic.Store
 }
 
-// NewREST returns the storage of namespaces and of their /status and
+// Storage is the REST storage of namespaces and their subresources.
+type Storage struct {
+	Namespace *REST
+	Status    *generic.SubresourceREST
+	Finalize  *generic.SubresourceREST
+}
+
+// NewStorage returns the storage of namespaces and of their /status and
 // /finalize subresources.
-func NewREST(opts generic.RESTOptions) (*REST, *generic.SubresourceREST, *generic.SubresourceREST, error) {
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Namespace{} },
 		NewListFunc:               func() runtime.Object { return &corev1.NamespaceList{} },
 		DefaultQualifiedResource:  corev1.Resource("namespaces"),
 		SingularQualifiedResource: corev1.Resource("namespace"),
 		KeyPrefix:                 "/namespaces",
-		SelectableFields:          []string{"status.phase"},
 		FieldsFunc: func(obj runtime.Object) fields.Set {
 			return fields.Set{"status.phase": string(obj.(*corev1.Namespace).Status.Phase)}
 		},
@@ -142,9 +148,24 @@ func NewREST(opts generic.RESTOptions) (*REST, *generic.SubresourceREST, *generi
 		ShortNamesList: []string{"ns"},
 	}
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return &REST{s}, generic.NewSubresourceREST(s, statusStrategy{}), generic.NewSubresourceREST(s, finalizeStrategy{}), nil
+	return &Storage{
+		Namespace: &REST{s},
+		Status:    generic.NewSubresourceREST(s, statusStrategy{}),
+		Finalize:  generic.NewSubresourceREST(s, finalizeStrategy{}),
+	}, nil
+}
+
+// Map returns the storage by path: "namespaces", "namespaces/status" and
+// "namespaces/finalize".
+func (s *Storage) Map() map[string]rest.Storage {
+	plural := s.Namespace.DefaultQualifiedResource.Resource
+	return map[string]rest.Storage{
+		plural:               s.Namespace,
+		plural + "/status":   s.Status,
+		plural + "/finalize": s.Finalize,
+	}
 }
 
 // Delete starts or finishes a namespace's deletion. A namespace with
@@ -176,9 +197,13 @@ func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.Va
 
 // markTerminating sets the deletion timestamp and phase Terminating.
 func (r *REST) markTerminating(ctx context.Context, name string, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	key, err := r.Store.Key(ctx, name)
+	if err != nil {
+		return nil, false, err
+	}
 	now := metav1.Now()
 	var result runtime.Object
-	err := r.Store.Storage.GuaranteedUpdate(ctx, "/namespaces/"+name, &corev1.Namespace{}, false, nil,
+	err = r.Store.Storage.GuaranteedUpdate(ctx, key, &corev1.Namespace{}, false, nil,
 		func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) {
 			ns := cur.(*corev1.Namespace).DeepCopy()
 			if ns.DeletionTimestamp == nil {
