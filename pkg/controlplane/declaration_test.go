@@ -389,9 +389,9 @@ func TestRuntimeConfigSwitchesGroupVersionsOff(t *testing.T) {
 	}
 }
 
-// A provider whose storage fails to build releases what it built and
-// names the group in its error.
-func TestGroupStorageFailure(t *testing.T) {
+// A resource whose storage cannot be built fails the server's start, with
+// an error that names the flag at fault.
+func TestStorageErrorsNameTheirFlag(t *testing.T) {
 	cfg, _ := testConfig(t, nil)
 	cfg.ServiceNodePortRange = utilnet.PortRange{}
 	if _, err := New(cfg, server.NotFoundServer{}, discovery.NewRegistry()); err == nil || !strings.Contains(err.Error(), "--service-node-port-range") {
