@@ -94,6 +94,7 @@
 // entry, api-resources line and storage key against kube-apiserver's.
 // A resource whose kind has a printer in pkg/printers gets its columns;
 // one without gets kube-apiserver's default columns (Name, Created At).
-// A new group is a new provider package and one line in the list of
-// providers in pkg/controlplane.
+// A new group is a new provider package, one line in the list of
+// providers in pkg/controlplane, and its Go types (with their defaults,
+// from pkg/apis/<group>) in the scheme of pkg/api/scheme.
 package registry
