@@ -2,6 +2,8 @@
 package rest
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
+
 	"github.com/kapi-dev/kapi/pkg/registry"
 	"github.com/kapi-dev/kapi/pkg/registry/apps/deployment"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -12,7 +14,7 @@ type StorageProvider struct{}
 
 var _ registry.StorageProvider = StorageProvider{}
 
-func (StorageProvider) GroupName() string { return "apps" }
+func (StorageProvider) GroupName() string { return appsv1.GroupName }
 
 func (StorageProvider) GroupPriority() int { return 17800 }
 

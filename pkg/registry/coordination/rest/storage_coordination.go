@@ -2,6 +2,8 @@
 package rest
 
 import (
+	coordinationv1 "k8s.io/api/coordination/v1"
+
 	"github.com/kapi-dev/kapi/pkg/registry"
 	"github.com/kapi-dev/kapi/pkg/registry/coordination/lease"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -12,7 +14,7 @@ type StorageProvider struct{}
 
 var _ registry.StorageProvider = StorageProvider{}
 
-func (StorageProvider) GroupName() string { return "coordination.k8s.io" }
+func (StorageProvider) GroupName() string { return coordinationv1.GroupName }
 
 func (StorageProvider) GroupPriority() int { return 16500 }
 
