@@ -55,7 +55,8 @@ type Store struct {
 	SelectableFields []string
 	FieldsFunc       FieldsFunc
 	// UnknownFieldSelector, if set, is the error for a selector on a field
-	// that is not selectable, in place of the built-in resources' one.
+	// that is not selectable, in place of kube-apiserver's for built-in
+	// resources (see fieldSelectorRule).
 	UnknownFieldSelector func(field string) error
 	// IndexedFields are selectable fields that clients commonly pin to one
 	// value (the pods' spec.nodeName): the watch cache indexes them.
@@ -241,7 +242,8 @@ func (s *Store) predicate(opts *metav1.ListOptions) (storage.SelectionPredicate,
 		if err != nil {
 			return p, apierrors.NewBadRequest(err.Error())
 		}
-		if err := validateFieldSelector(sel, selectableFields(s.NamespaceScoped(), s.SelectableFields), s.UnknownFieldSelector); err != nil {
+		allowed, unknown := s.fieldSelectorRule()
+		if err := validateFieldSelector(sel, allowed, unknown); err != nil {
 			return p, err
 		}
 		p.Field = sel

@@ -4,6 +4,7 @@ package rest
 import (
 	"net"
 
+	corev1 "k8s.io/api/core/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kapi-dev/kapi/pkg/registry"
@@ -30,7 +31,7 @@ type StorageProvider struct {
 
 var _ registry.StorageProvider = StorageProvider{}
 
-func (StorageProvider) GroupName() string { return "" }
+func (StorageProvider) GroupName() string { return corev1.GroupName }
 
 func (StorageProvider) GroupPriority() int { return 18100 }
 
@@ -44,7 +45,7 @@ func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(ve
 		v1.Add(secret.NewStorage(opts))
 		v1.Add(serviceaccount.NewStorage(opts))
 		v1.Add(endpoints.NewStorage(opts))
-		v1.Add(event.NewStorage(opts))
+		v1.Add(event.NewStorage(opts, corev1.SchemeGroupVersion))
 		v1.Add(pod.NewStorage(opts))
 		v1.Add(service.NewStorage(opts, p.ServiceClusterIPRange, p.ServiceNodePortRange))
 		v1.Add(node.NewStorage(opts))

@@ -36,6 +36,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -160,12 +161,16 @@ func NewStorage(opts generic.RESTOptions, clusterIPs *net.IPNet, nodePorts utiln
 		DefaultQualifiedResource:  corev1.Resource("services"),
 		SingularQualifiedResource: corev1.Resource("service"),
 		KeyPrefix:                 "/services/specs",
-		CreateStrategy:            st,
-		UpdateStrategy:            st,
-		DeleteStrategy:            st,
-		ShortNamesList:            []string{"svc"},
-		CategoriesList:            []string{"all"},
-		AfterDelete:               r.afterDelete,
+		FieldsFunc: func(obj runtime.Object) fields.Set {
+			svc := obj.(*corev1.Service)
+			return fields.Set{"spec.clusterIP": svc.Spec.ClusterIP, "spec.type": string(svc.Spec.Type)}
+		},
+		CreateStrategy: st,
+		UpdateStrategy: st,
+		DeleteStrategy: st,
+		ShortNamesList: []string{"svc"},
+		CategoriesList: []string{"all"},
+		AfterDelete:    r.afterDelete,
 	}
 	if err := opts.Complete(r.Store, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
