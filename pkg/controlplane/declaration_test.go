@@ -3,6 +3,7 @@ package controlplane
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -24,6 +25,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/printers"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -400,36 +402,52 @@ func TestStorageErrorsNameTheirFlag(t *testing.T) {
 }
 
 // The objects of each resource live under kube-apiserver's keys, so that
-// an etcd written by one server is read by the other. The special
-// prefixes are kube-apiserver's (nodes under minions, services and
-// endpoints under services/); every other resource is under its name.
+// an etcd written by one server is read by the other: testdata/
+// storage-keys.txt holds the keys kube-apiserver wrote for one object of
+// each served resource. Every served resource is in it.
 func TestStorageKeysAreKubeAPIServers(t *testing.T) {
 	cfg, _ := testConfig(t, nil)
-	special := map[schema.GroupResource]string{
-		{Resource: "nodes"}:     "/minions",
-		{Resource: "services"}:  "/services/specs",
-		{Resource: "endpoints"}: "/services/endpoints",
+	storage := declared(t, cfg)
+	data, err := os.ReadFile("testdata/storage-keys.txt")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for gv, paths := range declared(t, cfg) {
-		for path, st := range paths {
-			if strings.Contains(path, "/") || path == "bindings" {
-				continue
-			}
-			store := storeOf(st)
-			if store == nil {
-				t.Errorf("%s %s: no generic.Store", gv, path)
-				continue
-			}
-			gr := schema.GroupResource{Group: gv.Group, Resource: path}
-			if gv.Group == "events.k8s.io" {
-				gr.Group = "" // the core group's events
-			}
-			want, ok := special[gr]
-			if !ok {
-				want = "/" + path
-			}
-			if store.KeyPrefix != want {
-				t.Errorf("%s %s: keys under %q, want %q", gv, path, store.KeyPrefix, want)
+	recorded := map[schema.GroupVersionResource]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 5 {
+			t.Fatalf("storage-keys.txt: bad line %q", line)
+		}
+		gv, err := schema.ParseGroupVersion(f[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		resource, namespace, name, want := f[1], f[2], f[3], f[4]
+		recorded[gv.WithResource(resource)] = true
+		store := storeOf(storage[gv][resource])
+		if store == nil {
+			t.Errorf("%s %s: not served, or without a generic.Store", gv, resource)
+			continue
+		}
+		ctx := context.Background()
+		if namespace != "-" {
+			ctx = request.WithNamespace(ctx, namespace)
+		}
+		key, err := store.Key(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := "/registry" + key; got != want {
+			t.Errorf("%s %s: kapi keeps %s/%s at %s, kube-apiserver at %s", gv, resource, namespace, name, got, want)
+		}
+	}
+	for gv, paths := range storage {
+		for path := range paths {
+			if !strings.Contains(path, "/") && path != "bindings" && !recorded[gv.WithResource(path)] {
+				t.Errorf("%s %s has no recorded key in testdata/storage-keys.txt", gv, path)
 			}
 		}
 	}
