@@ -9,9 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
+	"github.com/kapi-dev/kapi/internal/required"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
@@ -215,7 +214,7 @@ func TestDiscoveryMatchesKubeAPIServer(t *testing.T) {
 				file = "discovery/apis/" + gv.Group + "_" + gv.Version + ".json"
 			}
 			var want metav1.APIResourceList
-			if err := json.Unmarshal(readReference(t, file), &want); err != nil {
+			if err := json.Unmarshal(required.ReadReference(t, file), &want); err != nil {
 				t.Fatal(err)
 			}
 			byName := map[string]metav1.APIResource{}
@@ -245,7 +244,7 @@ type apiResource struct {
 // whose columns start where their headers do.
 func readAPIResources(t *testing.T) []apiResource {
 	t.Helper()
-	sc := bufio.NewScanner(bytes.NewReader(readReference(t, "api-resources-wide.txt")))
+	sc := bufio.NewScanner(bytes.NewReader(required.ReadReference(t, "api-resources-wide.txt")))
 	if !sc.Scan() {
 		t.Fatal("api-resources-wide.txt is empty")
 	}
@@ -331,7 +330,7 @@ func TestGroupOrderMatchesKubeAPIServer(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(readReference(t, "discovery/apis.json"), &want); err != nil {
+	if err := json.Unmarshal(required.ReadReference(t, "discovery/apis.json"), &want); err != nil {
 		t.Fatal(err)
 	}
 	served := map[string]bool{}
@@ -472,17 +471,4 @@ func storeOf(s rest.Storage) *generic.Store {
 		}
 	}
 	return nil
-}
-
-// readReference reads a file recorded from kube-apiserver, which lives
-// beside the repository in ../shared/reference.
-func readReference(t *testing.T, rel string) []byte {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	path := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "reference", "kube-apiserver-v1.37.1", rel)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reference data: %v", err)
-	}
-	return data
 }
