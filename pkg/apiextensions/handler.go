@@ -269,7 +269,7 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 			// between two restarts.
 			opts.Decorator = generic.DecorateOnFirstUse(opts.Decorator)
 		}
-		st, err := customresource.NewStorage(cfg, opts)
+		st, err := customresource.NewStorage(opts, cfg)
 		if err != nil {
 			served.destroy()
 			return nil, fmt.Errorf("version %s: %w", v.Name, err)

@@ -87,11 +87,8 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		return nil, err
 	}
 	agv := &endpoints.APIGroupVersion{
-		GroupVersion: apiextensionsv1.SchemeGroupVersion,
-		Storage: map[string]rest.Storage{
-			"customresourcedefinitions":        crds.CRD,
-			"customresourcedefinitions/status": crds.Status,
-		},
+		GroupVersion:        apiextensionsv1.SchemeGroupVersion,
+		Storage:             crds.Map(),
 		Scheme:              scheme.Scheme,
 		Serializer:          scheme.Codecs,
 		StrictSerializer:    serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict),

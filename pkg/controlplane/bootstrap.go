@@ -13,7 +13,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
-	"github.com/kapi-dev/kapi/pkg/registry/core/service/ipallocator"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -95,7 +94,7 @@ func kubernetesEndpointsHook(endpoints *generic.Store, address net.IP, securePor
 
 // kubernetesServiceHook creates the default/kubernetes Service with the
 // first IP of the service range, so that in-cluster clients find the API.
-func kubernetesServiceHook(services *service.REST, alloc *ipallocator.Allocator, securePort int) server.PostStartHookFunc {
+func kubernetesServiceHook(services *service.REST, securePort int) server.PostStartHookFunc {
 	return func(hctx server.PostStartHookContext) error {
 		ctx := request.WithNamespace(hctx.Context, metav1NamespaceDefault)
 		// On every start but the first the Service is there already; asking
@@ -112,7 +111,7 @@ func kubernetesServiceHook(services *service.REST, alloc *ipallocator.Allocator,
 				Labels:    map[string]string{"component": "apiserver", "provider": "kubernetes"},
 			},
 			Spec: corev1.ServiceSpec{
-				ClusterIP:       alloc.First().String(),
+				ClusterIP:       services.ClusterIPs().First().String(),
 				Ports:           []corev1.ServicePort{{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(int32(securePort))}},
 				SessionAffinity: corev1.ServiceAffinityNone,
 				Type:            corev1.ServiceTypeClusterIP,

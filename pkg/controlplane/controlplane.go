@@ -5,15 +5,12 @@ package controlplane
 
 import (
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
-	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -23,18 +20,13 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
-	"github.com/kapi-dev/kapi/pkg/registry/apps/deployment"
-	"github.com/kapi-dev/kapi/pkg/registry/coordination/lease"
-	"github.com/kapi-dev/kapi/pkg/registry/core/configmap"
-	coreendpoints "github.com/kapi-dev/kapi/pkg/registry/core/endpoints"
-	"github.com/kapi-dev/kapi/pkg/registry/core/event"
+	"github.com/kapi-dev/kapi/pkg/registry"
+	appsrest "github.com/kapi-dev/kapi/pkg/registry/apps/rest"
+	coordinationrest "github.com/kapi-dev/kapi/pkg/registry/coordination/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
-	"github.com/kapi-dev/kapi/pkg/registry/core/node"
-	"github.com/kapi-dev/kapi/pkg/registry/core/pod"
-	"github.com/kapi-dev/kapi/pkg/registry/core/secret"
+	corerest "github.com/kapi-dev/kapi/pkg/registry/core/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
-	"github.com/kapi-dev/kapi/pkg/registry/core/service/ipallocator"
-	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
+	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -66,43 +58,46 @@ type Config struct {
 	MaxRequestBodyBytes int64
 }
 
-// groupPriority orders the groups in discovery as kube-apiserver does.
-var groupPriority = map[string]int{
-	"":                             18100,
-	"apiregistration.k8s.io":       18000,
-	"apps":                         17800,
-	"events.k8s.io":                17750,
-	"authentication.k8s.io":        17700,
-	"authorization.k8s.io":         17600,
-	"autoscaling":                  17500,
-	"batch":                        17400,
-	"certificates.k8s.io":          17300,
-	"networking.k8s.io":            17200,
-	"policy":                       17100,
-	"rbac.authorization.k8s.io":    17000,
-	"storage.k8s.io":               16800,
-	"admissionregistration.k8s.io": 16700,
-	"apiextensions.k8s.io":         16650,
-	"scheduling.k8s.io":            16600,
-	"coordination.k8s.io":          16500,
-	"node.k8s.io":                  16300,
-	"discovery.k8s.io":             16200,
-	"resource.k8s.io":              16150,
-	"flowcontrol.apiserver.k8s.io": 16100,
-	"storagemigration.k8s.io":      16050,
+// providers declares the built-in groups the kube server serves, each in
+// its own package. A new group is one line here; a new resource is one
+// line in its group's provider.
+func providers(cfg Config) []registry.StorageProvider {
+	return []registry.StorageProvider{
+		corerest.StorageProvider{ServiceClusterIPRange: cfg.ServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange},
+		appsrest.StorageProvider{},
+		eventsrest.StorageProvider{},
+		coordinationrest.StorageProvider{},
+	}
+}
+
+// groupVersion is the storage of one served group version.
+type groupVersion struct {
+	gv       schema.GroupVersion
+	priority int
+	storage  map[string]rest.Storage
 }
 
 // New builds the kube server, delegating what it does not serve.
 func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry) (*server.GenericAPIServer, error) {
 	s := server.New("kube", delegate, disc)
 	s.UseOpenAPI(cfg.OpenAPI)
-	opts := cfg.RESTOptions
 
-	namespaces, nsStatus, nsFinalize, err := namespace.NewREST(opts)
+	served, err := buildStorage(cfg.RESTOptions, cfg.RuntimeConfig, providers(cfg))
 	if err != nil {
 		return nil, err
 	}
-	admit := admission.Chain{lifecycle.New(namespaces, metav1NamespaceDefault, metav1NamespaceSystem, metav1NamespacePublic)}
+	// The control plane's own admission and bootstrap work on storage of
+	// the core group. Without /api/v1 there are no namespaces to guard
+	// and no kubernetes Service to create, as in kube-apiserver.
+	core, err := coreStorageOf(served)
+	if err != nil {
+		return nil, err
+	}
+
+	var admit admission.Chain
+	if core != nil {
+		admit = append(admit, lifecycle.New(core.namespaces, metav1NamespaceDefault, metav1NamespaceSystem, metav1NamespacePublic))
+	}
 	if cfg.ExtraAdmission != nil {
 		admit = append(admit, cfg.ExtraAdmission)
 	}
@@ -110,73 +105,8 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		cfg.SharedAdmission.Set(admit)
 	}
 
-	ipStorage, err := opts.StorageFactory.NewStorage(networkingv1.Resource("ipaddresses"), networkingv1.SchemeGroupVersion,
-		func() runtime.Object { return &networkingv1.IPAddress{} }, func() runtime.Object { return &networkingv1.IPAddressList{} })
-	if err != nil {
-		return nil, err
-	}
-	alloc, err := ipallocator.New(cfg.ServiceClusterIPRange, ipStorage)
-	if err != nil {
-		return nil, fmt.Errorf("--service-cluster-ip-range: %w", err)
-	}
-
-	core := map[string]rest.Storage{
-		"namespaces":          namespaces,
-		"namespaces/status":   nsStatus,
-		"namespaces/finalize": nsFinalize,
-	}
-	if err := addStores(core, opts, map[string]func(generic.RESTOptions) (*generic.Store, error){
-		"configmaps":      configmap.NewREST,
-		"secrets":         secret.NewREST,
-		"serviceaccounts": serviceaccount.NewREST,
-		"endpoints":       coreendpoints.NewREST,
-		"events":          event.NewREST,
-	}); err != nil {
-		return nil, err
-	}
-	pods, err := pod.NewStorage(opts)
-	if err != nil {
-		return nil, err
-	}
-	core["pods"], core["pods/status"], core["pods/binding"], core["bindings"] = pods.Pod, pods.Status, pods.Binding, pods.Binding
-	services, svcStatus, err := service.NewREST(opts, alloc, cfg.ServiceNodePortRange)
-	if err != nil {
-		return nil, err
-	}
-	core["services"], core["services/status"] = services, svcStatus
-	nodes, nodeStatus, err := node.NewREST(opts)
-	if err != nil {
-		return nil, err
-	}
-	core["nodes"], core["nodes/status"] = nodes, nodeStatus
-
-	deployments, err := deployment.NewStorage(opts)
-	if err != nil {
-		return nil, err
-	}
-	leases, err := lease.NewREST(opts)
-	if err != nil {
-		return nil, err
-	}
-
-	groups := []struct {
-		gv      schema.GroupVersion
-		storage map[string]rest.Storage
-	}{
-		{corev1.SchemeGroupVersion, core},
-		{appsv1.SchemeGroupVersion, map[string]rest.Storage{
-			"deployments":        deployments.Deployment,
-			"deployments/status": deployments.Status,
-			"deployments/scale":  deployments.Scale,
-		}},
-		{coordinationv1.SchemeGroupVersion, map[string]rest.Storage{"leases": leases}},
-		{eventsv1.SchemeGroupVersion, map[string]rest.Storage{"events": core["events"]}},
-	}
 	strict := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict)
-	for _, g := range groups {
-		if !cfg.RuntimeConfig.Enabled(g.gv) {
-			continue
-		}
+	for _, g := range served {
 		agv := &endpoints.APIGroupVersion{
 			GroupVersion:        g.gv,
 			Storage:             g.storage,
@@ -188,24 +118,67 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 			MinRequestTimeout:   cfg.MinRequestTimeout,
 			MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
 		}
-		if err := s.InstallAPIGroupVersion(agv, groupPriority[g.gv.Group], 0); err != nil {
+		// Versions of a group are ordered by their names in discovery
+		// (v2 before v1 before v1beta1), as kube-apiserver orders them.
+		if err := s.InstallAPIGroupVersion(agv, g.priority, 0); err != nil {
 			return nil, err
 		}
 	}
 
-	s.AddPostStartHook("start-system-namespaces-controller", systemNamespacesHook(namespaces))
-	s.AddPostStartHook("bootstrap-controller", kubernetesServiceHook(services, alloc, cfg.SecurePort))
-	s.AddPostStartHook("peer-endpoint-reconciler-controller", kubernetesEndpointsHook(core["endpoints"].(*generic.Store), cfg.PublicAddress, cfg.SecurePort))
+	if core != nil {
+		s.AddPostStartHook("start-system-namespaces-controller", systemNamespacesHook(core.namespaces))
+		s.AddPostStartHook("bootstrap-controller", kubernetesServiceHook(core.services, cfg.SecurePort))
+		s.AddPostStartHook("peer-endpoint-reconciler-controller", kubernetesEndpointsHook(core.endpoints, cfg.PublicAddress, cfg.SecurePort))
+	}
 	return s, nil
 }
 
-func addStores(into map[string]rest.Storage, opts generic.RESTOptions, makers map[string]func(generic.RESTOptions) (*generic.Store, error)) error {
-	for name, mk := range makers {
-		st, err := mk(opts)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+// buildStorage builds the storage of every group version the runtime
+// config serves, asking each provider for its enabled versions only.
+func buildStorage(opts generic.RESTOptions, rc RuntimeConfig, providers []registry.StorageProvider) ([]groupVersion, error) {
+	var out []groupVersion
+	for _, p := range providers {
+		group := p.GroupName()
+		served := func(version string) bool {
+			return rc.Enabled(schema.GroupVersion{Group: group, Version: version})
 		}
-		into[name] = st
+		versions, err := p.NewRESTStorage(opts, served)
+		if err != nil {
+			return nil, fmt.Errorf("storage of group %q: %w", group, err)
+		}
+		for _, version := range slices.Sorted(maps.Keys(versions)) {
+			gv := schema.GroupVersion{Group: group, Version: version}
+			if !served(version) {
+				return nil, fmt.Errorf("the provider of group %q built storage for %s, which --runtime-config switches off", group, gv)
+			}
+			out = append(out, groupVersion{gv: gv, priority: p.GroupPriority(), storage: versions[version]})
+		}
 	}
-	return nil
+	return out, nil
+}
+
+// coreStorage is what the control plane itself uses of the core group.
+type coreStorage struct {
+	namespaces *namespace.REST
+	services   *service.REST
+	endpoints  *generic.Store
+}
+
+// coreStorageOf finds the core group's storage in what is served, by the
+// paths its provider declares them at; nil if the core group is not
+// served.
+func coreStorageOf(served []groupVersion) (*coreStorage, error) {
+	for _, g := range served {
+		if g.gv != corev1.SchemeGroupVersion {
+			continue
+		}
+		namespaces, ok1 := g.storage["namespaces"].(*namespace.REST)
+		services, ok2 := g.storage["services"].(*service.REST)
+		endpoints, ok3 := g.storage["endpoints"].(*generic.Store)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, fmt.Errorf("%s lacks the namespaces, services or endpoints storage the control plane uses", g.gv)
+		}
+		return &coreStorage{namespaces: namespaces, services: services, endpoints: endpoints}, nil
+	}
+	return nil, nil
 }

@@ -47,14 +47,12 @@ func printSecret(s *corev1.Secret, now time.Time) []any {
 	return []any{s.Name, string(s.Type), int64(len(s.Data)), since(s.CreationTimestamp, now)}
 }
 
-var serviceAccountColumns = []metav1.TableColumnDefinition{
-	nameColumn,
-	column("Secrets", "string", corev1.ServiceAccount{}.SwaggerDoc()["secrets"]),
-	ageColumn,
-}
+// serviceAccountColumns are 1.37's: the Secrets column went with the
+// token secrets that no longer are made for service accounts.
+var serviceAccountColumns = []metav1.TableColumnDefinition{nameColumn, ageColumn}
 
 func printServiceAccount(sa *corev1.ServiceAccount, now time.Time) []any {
-	return []any{sa.Name, int64(len(sa.Secrets)), since(sa.CreationTimestamp, now)}
+	return []any{sa.Name, since(sa.CreationTimestamp, now)}
 }
 
 var serviceSpecDoc = corev1.ServiceSpec{}.SwaggerDoc()

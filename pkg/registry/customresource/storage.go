@@ -54,7 +54,7 @@ type Storage struct {
 // NewStorage returns the storage of the custom resources cfg describes.
 // The objects live at /<group>/<plural>[/<namespace>]/<name> below the
 // storage prefix, whichever version serves them.
-func NewStorage(cfg Config, opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, cfg Config) (*Storage, error) {
 	st := strategy{
 		DefaultStrategy: generic.DefaultStrategy{Namespaced: cfg.Namespaced},
 		statusEnabled:   cfg.Status,

@@ -64,6 +64,26 @@ func selectableFields(namespaced bool, extra []string) []string {
 	return append(names, rest...)
 }
 
+// fieldSelectorRule returns the fields a list or watch of the store's
+// resource may select on, and the error for any other (nil: the error
+// naming the allowed fields), as kube-apiserver has them. A resource with
+// fields of its own (kube-apiserver registers a field label conversion
+// for its kind) accepts metadata.name, metadata.namespace when it is
+// namespaced, and its fields, and refuses others with "field label not
+// supported". A resource without accepts metadata.name and
+// metadata.namespace whatever its scope, a cluster-scoped object having
+// an empty namespace, and names the two in its refusal.
+func (s *Store) fieldSelectorRule() ([]string, func(field string) error) {
+	if len(s.SelectableFields) == 0 && s.UnknownFieldSelector == nil {
+		return []string{"metadata.name", "metadata.namespace"}, nil
+	}
+	unknown := s.UnknownFieldSelector
+	if unknown == nil {
+		unknown = func(field string) error { return fmt.Errorf("field label not supported: %s", field) }
+	}
+	return selectableFields(s.NamespaceScoped(), s.SelectableFields), unknown
+}
+
 // validateFieldSelector rejects a selector on a field the resource cannot
 // select on, with unknown's error, or kube-apiserver's for built-in
 // resources when unknown is nil.

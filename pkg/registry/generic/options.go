@@ -1,6 +1,9 @@
 package generic
 
 import (
+	"maps"
+	"slices"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -33,7 +36,7 @@ type ResourceStorageConfig struct {
 	IndexedFields []string
 }
 
-// RESTOptions is what every resource's NewREST needs.
+// RESTOptions is what the storage of every resource needs.
 type RESTOptions struct {
 	StorageFactory StorageFactory
 	// Decorator, if set, wraps the storage of every Store.
@@ -47,6 +50,9 @@ type RESTOptions struct {
 func (o RESTOptions) Complete(store *Store, hub schema.GroupVersion) error {
 	if store.TableConvertor == nil {
 		store.TableConvertor = o.TableConvertor
+	}
+	if store.SelectableFields == nil && store.FieldsFunc != nil {
+		store.SelectableFields = slices.Sorted(maps.Keys(store.FieldsFunc(store.NewFunc())))
 	}
 	s, err := o.StorageFactory.NewStorage(store.DefaultQualifiedResource, hub, store.NewFunc, store.NewListFunc)
 	if err != nil {

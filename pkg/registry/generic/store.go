@@ -50,11 +50,13 @@ type Store struct {
 
 	// SelectableFields names the fields, beyond metadata.name and
 	// metadata.namespace, a list or watch may select on; FieldsFunc
-	// returns their values for an object.
+	// returns their values for an object. Nil means the fields FieldsFunc
+	// returns for an empty object, so a resource names them once.
 	SelectableFields []string
 	FieldsFunc       FieldsFunc
 	// UnknownFieldSelector, if set, is the error for a selector on a field
-	// that is not selectable, in place of the built-in resources' one.
+	// that is not selectable, in place of kube-apiserver's for built-in
+	// resources (see fieldSelectorRule).
 	UnknownFieldSelector func(field string) error
 	// IndexedFields are selectable fields that clients commonly pin to one
 	// value (the pods' spec.nodeName): the watch cache indexes them.
@@ -167,6 +169,11 @@ func (s *Store) keyRoot(ctx context.Context) string {
 	return s.KeyPrefix
 }
 
+// Key is the storage key of the named object in the request's namespace,
+// for storage that writes objects of its resource itself (a pod's
+// binding, a namespace's finalization).
+func (s *Store) Key(ctx context.Context, name string) (string, error) { return s.key(ctx, name) }
+
 // key is the storage key of the named object in the request's namespace.
 func (s *Store) key(ctx context.Context, name string) (string, error) {
 	if msgs := validatePathSegmentName(name); len(msgs) > 0 {
@@ -235,7 +242,8 @@ func (s *Store) predicate(opts *metav1.ListOptions) (storage.SelectionPredicate,
 		if err != nil {
 			return p, apierrors.NewBadRequest(err.Error())
 		}
-		if err := validateFieldSelector(sel, selectableFields(s.NamespaceScoped(), s.SelectableFields), s.UnknownFieldSelector); err != nil {
+		allowed, unknown := s.fieldSelectorRule()
+		if err := validateFieldSelector(sel, allowed, unknown); err != nil {
 			return p, err
 		}
 		p.Field = sel

@@ -34,11 +34,11 @@ func restOptions(t *testing.T) generic.RESTOptions {
 
 func configMaps(t *testing.T) *generic.Store {
 	t.Helper()
-	s, err := configmap.NewREST(restOptions(t))
+	s, err := configmap.NewStorage(restOptions(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return s.ConfigMap
 }
 
 var ctx = request.WithNamespace(context.Background(), "default")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 // Storage is the REST storage of CRDs and of their status.
@@ -36,4 +37,11 @@ func NewStorage(opts generic.RESTOptions, validation apiextensions.ValidationOpt
 		return nil, err
 	}
 	return &Storage{CRD: s, Status: generic.NewSubresourceREST(s, statusStrategy{strategy})}, nil
+}
+
+// Map returns the storage by path: "customresourcedefinitions" and
+// "customresourcedefinitions/status".
+func (s *Storage) Map() map[string]rest.Storage {
+	plural := s.CRD.DefaultQualifiedResource.Resource
+	return map[string]rest.Storage{plural: s.CRD, plural + "/status": s.Status}
 }

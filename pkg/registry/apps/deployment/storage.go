@@ -13,6 +13,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 type strategy struct{ generic.DefaultStrategy }
@@ -98,4 +99,15 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		Status:     generic.NewSubresourceREST(s, statusStrategy{}),
 		Scale:      &ScaleREST{store: s},
 	}, nil
+}
+
+// Map returns the storage by path: "deployments", "deployments/status"
+// and "deployments/scale".
+func (s *Storage) Map() map[string]rest.Storage {
+	plural := s.Deployment.DefaultQualifiedResource.Resource
+	return map[string]rest.Storage{
+		plural:             s.Deployment,
+		plural + "/status": s.Status,
+		plural + "/scale":  s.Scale,
+	}
 }

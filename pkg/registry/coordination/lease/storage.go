@@ -7,6 +7,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/coordination"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 // Strategy is the behaviour of leases.
@@ -16,8 +17,13 @@ var Strategy = generic.ValidatingStrategy[*coordinationv1.Lease]{
 	ValidateUpdateFunc: coordination.ValidateLeaseUpdate,
 }
 
-// NewREST returns the storage of leases.
-func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
+// Storage is the REST storage of leases.
+type Storage struct {
+	Lease *generic.Store
+}
+
+// NewStorage returns the storage of leases.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &coordinationv1.Lease{} },
 		NewListFunc:               func() runtime.Object { return &coordinationv1.LeaseList{} },
@@ -28,5 +34,13 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
 	}
-	return s, opts.Complete(s, coordinationv1.SchemeGroupVersion)
+	if err := opts.Complete(s, coordinationv1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{Lease: s}, nil
+}
+
+// Map returns the storage by path: "leases".
+func (s *Storage) Map() map[string]rest.Storage {
+	return map[string]rest.Storage{s.Lease.DefaultQualifiedResource.Resource: s.Lease}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 // Strategy is the behaviour of configmaps: plain data, validated as a
@@ -17,8 +18,13 @@ var Strategy = generic.ValidatingStrategy[*corev1.ConfigMap]{
 	ValidateUpdateFunc: core.ValidateConfigMapUpdate,
 }
 
-// NewREST returns the storage of configmaps.
-func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
+// Storage is the REST storage of configmaps.
+type Storage struct {
+	ConfigMap *generic.Store
+}
+
+// NewStorage returns the storage of configmaps.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.ConfigMap{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ConfigMapList{} },
@@ -30,5 +36,13 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		DeleteStrategy:            Strategy,
 		ShortNamesList:            []string{"cm"},
 	}
-	return s, opts.Complete(s, corev1.SchemeGroupVersion)
+	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{ConfigMap: s}, nil
+}
+
+// Map returns the storage by path: "configmaps".
+func (s *Storage) Map() map[string]rest.Storage {
+	return map[string]rest.Storage{s.ConfigMap.DefaultQualifiedResource.Resource: s.ConfigMap}
 }

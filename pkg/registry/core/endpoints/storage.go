@@ -7,6 +7,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 // Strategy is the behaviour of endpoints. kube-apiserver lets a PUT
@@ -17,8 +18,13 @@ var Strategy = generic.ValidatingStrategy[*corev1.Endpoints]{
 	ValidateUpdateFunc: core.ValidateEndpointsUpdate,
 }
 
-// NewREST returns the storage of endpoints.
-func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
+// Storage is the REST storage of endpoints.
+type Storage struct {
+	Endpoints *generic.Store
+}
+
+// NewStorage returns the storage of endpoints.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Endpoints{} },
 		NewListFunc:               func() runtime.Object { return &corev1.EndpointsList{} },
@@ -31,5 +37,13 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		ShortNamesList:            []string{"ep"},
 		Deprecation:               "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
 	}
-	return s, opts.Complete(s, corev1.SchemeGroupVersion)
+	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{Endpoints: s}, nil
+}
+
+// Map returns the storage by path: "endpoints".
+func (s *Storage) Map() map[string]rest.Storage {
+	return map[string]rest.Storage{s.Endpoints.DefaultQualifiedResource.Resource: s.Endpoints}
 }

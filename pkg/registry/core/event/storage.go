@@ -5,16 +5,19 @@ package event
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 type strategy struct{ generic.DefaultStrategy }
@@ -52,8 +55,8 @@ func requestGroup(ctx context.Context) string {
 	return ""
 }
 
-// selectableFields are the fields events can be selected by.
-func selectableFields(obj runtime.Object) fields.Set {
+// coreFields are the fields events can be selected by through core/v1.
+func coreFields(obj runtime.Object) fields.Set {
 	e := obj.(*corev1.Event)
 	source := e.Source.Component
 	if source == "" {
@@ -74,11 +77,42 @@ func selectableFields(obj runtime.Object) fields.Set {
 	}
 }
 
-// NewREST returns the storage of events.
-func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
-	fieldNames := make([]string, 0, 11)
-	for k := range selectableFields(&corev1.Event{}) {
-		fieldNames = append(fieldNames, k)
+// eventsFields are the fields events can be selected by through
+// events.k8s.io/v1, named as that API names them: regarding is core's
+// involvedObject, reportingController its reportingComponent, and there
+// is no source.
+func eventsFields(obj runtime.Object) fields.Set {
+	e := obj.(*corev1.Event)
+	return fields.Set{
+		"regarding.kind":            e.InvolvedObject.Kind,
+		"regarding.namespace":       e.InvolvedObject.Namespace,
+		"regarding.name":            e.InvolvedObject.Name,
+		"regarding.uid":             string(e.InvolvedObject.UID),
+		"regarding.apiVersion":      e.InvolvedObject.APIVersion,
+		"regarding.resourceVersion": e.InvolvedObject.ResourceVersion,
+		"regarding.fieldPath":       e.InvolvedObject.FieldPath,
+		"reason":                    e.Reason,
+		"reportingController":       e.ReportingController,
+		"type":                      e.Type,
+	}
+}
+
+// Storage is the REST storage of events.
+type Storage struct {
+	Event *generic.Store
+}
+
+// NewStorage returns the storage of events as the API servedAs serves
+// them, core/v1 or events.k8s.io/v1: the same objects under the same
+// keys, selectable by the field names of that API.
+func NewStorage(opts generic.RESTOptions, servedAs schema.GroupVersion) (*Storage, error) {
+	selectable := coreFields
+	switch servedAs {
+	case corev1.SchemeGroupVersion:
+	case eventsv1.SchemeGroupVersion:
+		selectable = eventsFields
+	default:
+		return nil, fmt.Errorf("events are not served in %s", servedAs)
 	}
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Event{} },
@@ -86,12 +120,19 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		DefaultQualifiedResource:  corev1.Resource("events"),
 		SingularQualifiedResource: corev1.Resource("event"),
 		KeyPrefix:                 "/events",
-		SelectableFields:          fieldNames,
-		FieldsFunc:                selectableFields,
+		FieldsFunc:                selectable,
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
 		ShortNamesList:            []string{"ev"},
 	}
-	return s, opts.Complete(s, corev1.SchemeGroupVersion)
+	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{Event: s}, nil
+}
+
+// Map returns the storage by path: "events".
+func (s *Storage) Map() map[string]rest.Storage {
+	return map[string]rest.Storage{s.Event.DefaultQualifiedResource.Resource: s.Event}
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
@@ -114,21 +115,102 @@ func (finalizeStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Objec
 	return core.ValidateNamespaceFinalizeUpdate(obj.(*corev1.Namespace), old.(*corev1.Namespace))
 }
 
-// REST is the storage of namespaces.
+// REST is the storage of namespaces: the Store's verbs but
+// deletecollection, which kube-apiserver does not serve for namespaces,
+// and a delete of its own.
 type REST struct {
-	*generic.Store
+	store *generic.Store
 }
 
-// NewREST returns the storage of namespaces and of their /status and
+var (
+	_ rest.Getter                = &REST{}
+	_ rest.Lister                = &REST{}
+	_ rest.Watcher               = &REST{}
+	_ rest.Creater               = &REST{}
+	_ rest.Patcher               = &REST{}
+	_ rest.GracefulDeleter       = &REST{}
+	_ rest.ShortNamesProvider    = &REST{}
+	_ rest.SingularNameProvider  = &REST{}
+	_ rest.DeletedObjectReturner = &REST{}
+	_ rest.ResetFieldsProvider   = &REST{}
+)
+
+func (r *REST) New() runtime.Object        { return r.store.New() }
+func (r *REST) NewList() runtime.Object    { return r.store.NewList() }
+func (r *REST) Destroy()                   { r.store.Destroy() }
+func (r *REST) NamespaceScoped() bool      { return false }
+func (r *REST) ShortNames() []string       { return r.store.ShortNames() }
+func (r *REST) GetSingularName() string    { return r.store.GetSingularName() }
+func (r *REST) ReturnsDeletedObject() bool { return r.store.ReturnsDeletedObject() }
+
+func (r *REST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return r.store.GetResetFields()
+}
+
+func (r *REST) Get(ctx context.Context, name string, opts *metav1.GetOptions) (runtime.Object, error) {
+	return r.store.Get(ctx, name, opts)
+}
+
+func (r *REST) List(ctx context.Context, opts *metav1.ListOptions) (runtime.Object, error) {
+	return r.store.List(ctx, opts)
+}
+
+func (r *REST) ConvertToTable(ctx context.Context, obj runtime.Object, opts runtime.Object) (*metav1.Table, error) {
+	return r.store.ConvertToTable(ctx, obj, opts)
+}
+
+func (r *REST) Watch(ctx context.Context, opts *metav1.ListOptions) (watch.Interface, error) {
+	return r.store.Watch(ctx, opts)
+}
+
+func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
+	return r.store.Create(ctx, obj, createValidation, opts)
+}
+
+func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return r.store.Update(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, opts)
+}
+
+// FinalizeREST serves namespaces/finalize: updates of spec.finalizers,
+// and nothing else, as in kube-apiserver (no get, hence no patch).
+type FinalizeREST struct {
+	sub *generic.SubresourceREST
+}
+
+var _ rest.Updater = &FinalizeREST{}
+
+func (r *FinalizeREST) New() runtime.Object   { return r.sub.New() }
+func (r *FinalizeREST) Destroy()              {}
+func (r *FinalizeREST) NamespaceScoped() bool { return false }
+
+func (r *FinalizeREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return r.sub.GetResetFields()
+}
+
+// Update replaces spec.finalizers; a namespace whose deletion nothing
+// holds any longer is removed.
+func (r *FinalizeREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return r.sub.Update(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, opts)
+}
+
+// Storage is the REST storage of namespaces and their subresources.
+type Storage struct {
+	Namespace *REST
+	Status    *generic.SubresourceREST
+	Finalize  *FinalizeREST
+}
+
+// NewStorage returns the storage of namespaces and of their /status and
 // /finalize subresources.
-func NewREST(opts generic.RESTOptions) (*REST, *generic.SubresourceREST, *generic.SubresourceREST, error) {
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Namespace{} },
 		NewListFunc:               func() runtime.Object { return &corev1.NamespaceList{} },
 		DefaultQualifiedResource:  corev1.Resource("namespaces"),
 		SingularQualifiedResource: corev1.Resource("namespace"),
 		KeyPrefix:                 "/namespaces",
-		SelectableFields:          []string{"status.phase"},
 		FieldsFunc: func(obj runtime.Object) fields.Set {
 			return fields.Set{"status.phase": string(obj.(*corev1.Namespace).Status.Phase)}
 		},
@@ -142,9 +224,24 @@ func NewREST(opts generic.RESTOptions) (*REST, *generic.SubresourceREST, *generi
 		ShortNamesList: []string{"ns"},
 	}
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return &REST{s}, generic.NewSubresourceREST(s, statusStrategy{}), generic.NewSubresourceREST(s, finalizeStrategy{}), nil
+	return &Storage{
+		Namespace: &REST{store: s},
+		Status:    generic.NewSubresourceREST(s, statusStrategy{}),
+		Finalize:  &FinalizeREST{sub: generic.NewSubresourceREST(s, finalizeStrategy{})},
+	}, nil
+}
+
+// Map returns the storage by path: "namespaces", "namespaces/status" and
+// "namespaces/finalize".
+func (s *Storage) Map() map[string]rest.Storage {
+	plural := s.Namespace.store.DefaultQualifiedResource.Resource
+	return map[string]rest.Storage{
+		plural:               s.Namespace,
+		plural + "/status":   s.Status,
+		plural + "/finalize": s.Finalize,
+	}
 }
 
 // Delete starts or finishes a namespace's deletion. A namespace with
@@ -171,14 +268,18 @@ func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.Va
 	if len(ns.Spec.Finalizers) > 0 {
 		return r.markTerminating(ctx, name, opts)
 	}
-	return r.Store.Delete(ctx, name, deleteValidation, opts)
+	return r.store.Delete(ctx, name, deleteValidation, opts)
 }
 
 // markTerminating sets the deletion timestamp and phase Terminating.
 func (r *REST) markTerminating(ctx context.Context, name string, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	key, err := r.store.Key(ctx, name)
+	if err != nil {
+		return nil, false, err
+	}
 	now := metav1.Now()
 	var result runtime.Object
-	err := r.Store.Storage.GuaranteedUpdate(ctx, "/namespaces/"+name, &corev1.Namespace{}, false, nil,
+	err = r.store.Storage.GuaranteedUpdate(ctx, key, &corev1.Namespace{}, false, nil,
 		func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) {
 			ns := cur.(*corev1.Namespace).DeepCopy()
 			if ns.DeletionTimestamp == nil {

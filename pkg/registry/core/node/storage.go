@@ -13,6 +13,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 type strategy struct{ generic.DefaultStrategy }
@@ -57,16 +58,21 @@ func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object)
 	return core.ValidateNodeUpdate(obj.(*corev1.Node), old.(*corev1.Node))
 }
 
-// NewREST returns the storage of nodes and of their /status.
-func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.SubresourceREST, error) {
+// Storage is the REST storage of nodes and their /status.
+type Storage struct {
+	Node   *generic.Store
+	Status *generic.SubresourceREST
+}
+
+// NewStorage returns the storage of nodes and of their /status.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Node{} },
 		NewListFunc:               func() runtime.Object { return &corev1.NodeList{} },
 		DefaultQualifiedResource:  corev1.Resource("nodes"),
 		SingularQualifiedResource: corev1.Resource("node"),
 		// kube-apiserver keeps nodes under their historical name.
-		KeyPrefix:        "/minions",
-		SelectableFields: []string{"spec.unschedulable"},
+		KeyPrefix: "/minions",
 		FieldsFunc: func(obj runtime.Object) fields.Set {
 			return fields.Set{"spec.unschedulable": strconv.FormatBool(obj.(*corev1.Node).Spec.Unschedulable)}
 		},
@@ -76,7 +82,13 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, *generic.SubresourceREST
 		ShortNamesList: []string{"no"},
 	}
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return s, generic.NewSubresourceREST(s, statusStrategy{}), nil
+	return &Storage{Node: s, Status: generic.NewSubresourceREST(s, statusStrategy{})}, nil
+}
+
+// Map returns the storage by path: "nodes" and "nodes/status".
+func (s *Storage) Map() map[string]rest.Storage {
+	plural := s.Node.DefaultQualifiedResource.Resource
+	return map[string]rest.Storage{plural: s.Node, plural + "/status": s.Status}
 }

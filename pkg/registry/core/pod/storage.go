@@ -25,17 +25,12 @@ type Storage struct {
 
 // NewStorage returns the storage of pods.
 func NewStorage(opts generic.RESTOptions) (*Storage, error) {
-	fieldNames := make([]string, 0, 9)
-	for k := range selectableFields(&corev1.Pod{}) {
-		fieldNames = append(fieldNames, k)
-	}
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Pod{} },
 		NewListFunc:               func() runtime.Object { return &corev1.PodList{} },
 		DefaultQualifiedResource:  corev1.Resource("pods"),
 		SingularQualifiedResource: corev1.Resource("pod"),
 		KeyPrefix:                 "/pods",
-		SelectableFields:          fieldNames,
 		FieldsFunc:                selectableFields,
 		// Every kubelet watches the pods of its node.
 		IndexedFields:       []string{"spec.nodeName"},
@@ -54,6 +49,19 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		Status:  generic.NewSubresourceREST(s, StatusStrategy),
 		Binding: &BindingREST{store: s},
 	}, nil
+}
+
+// Map returns the storage by path: "pods", "pods/status" and
+// "pods/binding", and "bindings", the older path of the binding that
+// kube-apiserver still serves.
+func (s *Storage) Map() map[string]rest.Storage {
+	plural := s.Pod.DefaultQualifiedResource.Resource
+	return map[string]rest.Storage{
+		plural:              s.Pod,
+		plural + "/status":  s.Status,
+		plural + "/binding": s.Binding,
+		"bindings":          s.Binding,
+	}
 }
 
 // BindingREST binds pods to nodes: POST of a Binding to pods/binding (or
@@ -88,8 +96,11 @@ func (r *BindingREST) Create(ctx context.Context, obj runtime.Object, createVali
 	if len(opts.DryRun) > 0 {
 		return &metav1.Status{Status: metav1.StatusSuccess, Code: 201}, nil
 	}
-	key := "/pods/" + request.NamespaceValue(ctx) + "/" + b.Name
-	err := r.store.Storage.GuaranteedUpdate(ctx, key, &corev1.Pod{}, false, nil, func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) {
+	key, err := r.store.Key(ctx, b.Name)
+	if err != nil {
+		return nil, err
+	}
+	err = r.store.Storage.GuaranteedUpdate(ctx, key, &corev1.Pod{}, false, nil, func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) {
 		pod := cur.(*corev1.Pod).DeepCopy()
 		if pod.DeletionTimestamp != nil {
 			return nil, apierrors.NewConflict(corev1.Resource("pods/binding"), b.Name, fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", b.Name))

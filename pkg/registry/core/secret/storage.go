@@ -11,6 +11,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 type strategy struct{ generic.DefaultStrategy }
@@ -50,15 +51,19 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return core.ValidateSecretUpdate(obj.(*corev1.Secret), old.(*corev1.Secret))
 }
 
-// NewREST returns the storage of secrets.
-func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
+// Storage is the REST storage of secrets.
+type Storage struct {
+	Secret *generic.Store
+}
+
+// NewStorage returns the storage of secrets.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Secret{} },
 		NewListFunc:               func() runtime.Object { return &corev1.SecretList{} },
 		DefaultQualifiedResource:  corev1.Resource("secrets"),
 		SingularQualifiedResource: corev1.Resource("secret"),
 		KeyPrefix:                 "/secrets",
-		SelectableFields:          []string{"type"},
 		FieldsFunc: func(obj runtime.Object) fields.Set {
 			return fields.Set{"type": string(obj.(*corev1.Secret).Type)}
 		},
@@ -66,5 +71,13 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		UpdateStrategy: Strategy,
 		DeleteStrategy: Strategy,
 	}
-	return s, opts.Complete(s, corev1.SchemeGroupVersion)
+	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{Secret: s}, nil
+}
+
+// Map returns the storage by path: "secrets".
+func (s *Storage) Map() map[string]rest.Storage {
+	return map[string]rest.Storage{s.Secret.DefaultQualifiedResource.Resource: s.Secret}
 }

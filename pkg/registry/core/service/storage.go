@@ -27,6 +27,8 @@ package service
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -34,6 +36,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -118,18 +121,33 @@ var (
 	_ rest.Patcher = &REST{}
 )
 
-// NewREST returns the storage of services and of their /status, with
-// cluster IPs from ips and node ports from nodePorts. Node port
-// reservations are stored through opts.StorageFactory (see package
+// Storage is the REST storage of services and their /status.
+type Storage struct {
+	Service *REST
+	Status  *generic.SubresourceREST
+}
+
+// NewStorage returns the storage of services and of their /status, with
+// cluster IPs from clusterIPs (--service-cluster-ip-range) and node ports
+// from nodePorts (--service-node-port-range). The reservations of both are
+// stored through opts.StorageFactory (see packages ipallocator and
 // portallocator).
-func NewREST(opts generic.RESTOptions, ips *ipallocator.Allocator, nodePorts utilnet.PortRange) (*REST, *generic.SubresourceREST, error) {
+func NewStorage(opts generic.RESTOptions, clusterIPs *net.IPNet, nodePorts utilnet.PortRange) (*Storage, error) {
+	ipStorage, err := ipallocator.NewStorage(opts.StorageFactory)
+	if err != nil {
+		return nil, err
+	}
+	ips, err := ipallocator.New(clusterIPs, ipStorage)
+	if err != nil {
+		return nil, fmt.Errorf("--service-cluster-ip-range: %w", err)
+	}
 	portStorage, err := portallocator.NewStorage(opts.StorageFactory)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ports, err := portallocator.New(nodePorts, portStorage)
 	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("--service-node-port-range: %w", err)
 	}
 	family := corev1.IPv4Protocol
 	if ips.First().Is6() {
@@ -143,22 +161,35 @@ func NewREST(opts generic.RESTOptions, ips *ipallocator.Allocator, nodePorts uti
 		DefaultQualifiedResource:  corev1.Resource("services"),
 		SingularQualifiedResource: corev1.Resource("service"),
 		KeyPrefix:                 "/services/specs",
-		CreateStrategy:            st,
-		UpdateStrategy:            st,
-		DeleteStrategy:            st,
-		ShortNamesList:            []string{"svc"},
-		CategoriesList:            []string{"all"},
-		AfterDelete:               r.afterDelete,
+		FieldsFunc: func(obj runtime.Object) fields.Set {
+			svc := obj.(*corev1.Service)
+			return fields.Set{"spec.clusterIP": svc.Spec.ClusterIP, "spec.type": string(svc.Spec.Type)}
+		},
+		CreateStrategy: st,
+		UpdateStrategy: st,
+		DeleteStrategy: st,
+		ShortNamesList: []string{"svc"},
+		CategoriesList: []string{"all"},
+		AfterDelete:    r.afterDelete,
 	}
 	if err := opts.Complete(r.Store, corev1.SchemeGroupVersion); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ips.SetHolds(r.holdsIP)
 	ports.SetHolds(r.holdsPort)
-	return r, generic.NewSubresourceREST(r.Store, statusStrategy{st}), nil
+	return &Storage{Service: r, Status: generic.NewSubresourceREST(r.Store, statusStrategy{st})}, nil
 }
 
-// NodePorts is the node port allocator, for tests.
+// Map returns the storage by path: "services" and "services/status".
+func (s *Storage) Map() map[string]rest.Storage {
+	plural := s.Service.DefaultQualifiedResource.Resource
+	return map[string]rest.Storage{plural: s.Service, plural + "/status": s.Status}
+}
+
+// ClusterIPs is the cluster IP allocator.
+func (r *REST) ClusterIPs() *ipallocator.Allocator { return r.alloc.ips }
+
+// NodePorts is the node port allocator.
 func (r *REST) NodePorts() *portallocator.Allocator { return r.alloc.ports }
 
 // maxGenerateNameAttempts is how many generated names a create tries, as

@@ -11,10 +11,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
@@ -72,16 +70,7 @@ type server struct {
 func (c *cluster) server(t *testing.T) *server {
 	t.Helper()
 	f := &storagebackend.Factory{Client: etcd.Client(), Prefix: c.prefix}
-	ipStorage, err := f.NewStorage(networkingv1.Resource("ipaddresses"), networkingv1.SchemeGroupVersion,
-		func() runtime.Object { return &networkingv1.IPAddress{} }, func() runtime.Object { return &networkingv1.IPAddressList{} })
-	if err != nil {
-		t.Fatal(err)
-	}
 	_, cidr, err := net.ParseCIDR(c.cidr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ips, err := ipallocator.New(cidr, ipStorage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,11 +78,11 @@ func (c *cluster) server(t *testing.T) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, status, err := NewREST(generic.RESTOptions{StorageFactory: f}, ips, *pr)
+	st, err := NewStorage(generic.RESTOptions{StorageFactory: f}, cidr, *pr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &server{REST: r, status: status, ips: ips}
+	return &server{REST: st.Service, status: st.Status, ips: st.Service.ClusterIPs()}
 }
 
 // newServer returns the only server of a cluster with kube-apiserver's

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 // Strategy is the behaviour of serviceaccounts.
@@ -16,8 +17,13 @@ var Strategy = generic.ValidatingStrategy[*corev1.ServiceAccount]{
 	ValidateUpdateFunc: core.ValidateServiceAccountUpdate,
 }
 
-// NewREST returns the storage of serviceaccounts.
-func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
+// Storage is the REST storage of serviceaccounts.
+type Storage struct {
+	ServiceAccount *generic.Store
+}
+
+// NewStorage returns the storage of serviceaccounts.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.ServiceAccount{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ServiceAccountList{} },
@@ -29,5 +35,13 @@ func NewREST(opts generic.RESTOptions) (*generic.Store, error) {
 		DeleteStrategy:            Strategy,
 		ShortNamesList:            []string{"sa"},
 	}
-	return s, opts.Complete(s, corev1.SchemeGroupVersion)
+	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{ServiceAccount: s}, nil
+}
+
+// Map returns the storage by path: "serviceaccounts".
+func (s *Storage) Map() map[string]rest.Storage {
+	return map[string]rest.Storage{s.ServiceAccount.DefaultQualifiedResource.Resource: s.ServiceAccount}
 }

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/kapi-dev/kapi/pkg/registry/core/service/reservation"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
@@ -93,6 +94,14 @@ func New(cidr *net.IPNet, st storage.Interface) (*Allocator, error) {
 		Owner:   ownerOf,
 	})
 	return a, nil
+}
+
+// NewStorage returns the storage of IP reservations, from a factory of
+// storage for built-in resources. networking.k8s.io ipaddresses are not
+// served yet: only this allocator reads and writes them.
+func NewStorage(f generic.StorageFactory) (storage.Interface, error) {
+	return f.NewStorage(networkingv1.Resource("ipaddresses"), networkingv1.SchemeGroupVersion,
+		func() runtime.Object { return &networkingv1.IPAddress{} }, func() runtime.Object { return &networkingv1.IPAddressList{} })
 }
 
 // staticBand is the number of IPs at the start of a range of cidrSize

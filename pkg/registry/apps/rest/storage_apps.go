@@ -1,0 +1,29 @@
+// Package rest declares the apps API group.
+package rest
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/kapi-dev/kapi/pkg/registry"
+	"github.com/kapi-dev/kapi/pkg/registry/apps/deployment"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+// StorageProvider declares the apps group.
+type StorageProvider struct{}
+
+var _ registry.StorageProvider = StorageProvider{}
+
+func (StorageProvider) GroupName() string { return appsv1.GroupName }
+
+func (StorageProvider) GroupPriority() int { return 17800 }
+
+// NewRESTStorage builds the storage of apps/v1.
+func (StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(version string) bool) (registry.VersionedStorage, error) {
+	var g registry.GroupStorage
+	if served("v1") {
+		v1 := g.Version("v1")
+		v1.Add(deployment.NewStorage(opts))
+	}
+	return g.Result()
+}

@@ -1,0 +1,54 @@
+// Package rest declares the core API group, served at /api/v1.
+package rest
+
+import (
+	"net"
+
+	corev1 "k8s.io/api/core/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+
+	"github.com/kapi-dev/kapi/pkg/registry"
+	"github.com/kapi-dev/kapi/pkg/registry/core/configmap"
+	"github.com/kapi-dev/kapi/pkg/registry/core/endpoints"
+	"github.com/kapi-dev/kapi/pkg/registry/core/event"
+	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
+	"github.com/kapi-dev/kapi/pkg/registry/core/node"
+	"github.com/kapi-dev/kapi/pkg/registry/core/pod"
+	"github.com/kapi-dev/kapi/pkg/registry/core/secret"
+	"github.com/kapi-dev/kapi/pkg/registry/core/service"
+	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+// StorageProvider declares the core group.
+type StorageProvider struct {
+	// ServiceClusterIPRange is --service-cluster-ip-range, where services
+	// get their cluster IPs.
+	ServiceClusterIPRange *net.IPNet
+	// ServiceNodePortRange is --service-node-port-range.
+	ServiceNodePortRange utilnet.PortRange
+}
+
+var _ registry.StorageProvider = StorageProvider{}
+
+func (StorageProvider) GroupName() string { return corev1.GroupName }
+
+func (StorageProvider) GroupPriority() int { return 18100 }
+
+// NewRESTStorage builds the storage of v1.
+func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(version string) bool) (registry.VersionedStorage, error) {
+	var g registry.GroupStorage
+	if served("v1") {
+		v1 := g.Version("v1")
+		v1.Add(namespace.NewStorage(opts))
+		v1.Add(configmap.NewStorage(opts))
+		v1.Add(secret.NewStorage(opts))
+		v1.Add(serviceaccount.NewStorage(opts))
+		v1.Add(endpoints.NewStorage(opts))
+		v1.Add(event.NewStorage(opts, corev1.SchemeGroupVersion))
+		v1.Add(pod.NewStorage(opts))
+		v1.Add(service.NewStorage(opts, p.ServiceClusterIPRange, p.ServiceNodePortRange))
+		v1.Add(node.NewStorage(opts))
+	}
+	return g.Result()
+}
