@@ -51,6 +51,29 @@ go test -race -count=1 -run 'TestInformer|TestWatchList|TestWatchSees|TestWatchT
 echo "== go test"
 go test -count=1 ./...
 
+# Every fuzz target for a few seconds beyond its seed corpus (which the
+# step above already ran as tests). Go fuzzes one target per invocation.
+# A crasher fails the step and is written to the package's testdata/fuzz/,
+# where it stays as a regression test once fixed.
+echo "== go test -fuzz (5s per target)"
+fuzz_targets=(
+  "FuzzDecodeBody ./pkg/endpoints/handlers"
+  "FuzzJSONPatch ./pkg/endpoints/handlers"
+  "FuzzMergePatch ./pkg/endpoints/handlers"
+  "FuzzStrategicMergePatch ./pkg/endpoints/handlers"
+  "FuzzApplyPatch ./pkg/endpoints/handlers"
+  "FuzzLabelSelector ./pkg/registry/generic"
+  "FuzzFieldSelector ./pkg/registry/generic"
+  "FuzzDecodeContinue ./pkg/storage"
+  "FuzzEncodeContinue ./pkg/storage"
+  "FuzzParseResourceVersion ./pkg/storage"
+  "FuzzPlanList ./pkg/storage/etcd3"
+)
+for target in "${fuzz_targets[@]}"; do
+  set -- $target
+  go test -run '^$' -fuzz "^$1\$" -fuzztime 5s "$2"
+done
+
 # controller-runtime's envtest starting kapi in place of kube-apiserver,
 # with a real controller. Its own module keeps controller-runtime out of
 # kapi's dependencies.
