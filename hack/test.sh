@@ -66,6 +66,7 @@ fuzz_targets=(
   "pkg/registry/generic FuzzLabelSelector FuzzFieldSelector"
   "pkg/storage FuzzDecodeContinue FuzzEncodeContinue FuzzParseResourceVersion"
   "pkg/storage/etcd3 FuzzPlanList"
+  "pkg/storage/cacher FuzzCacherPlanList"
 )
 # A target missing from the list would never be fuzzed.
 listed=$(printf '%s\n' "${fuzz_targets[@]}" | tr ' ' '\n' | grep '^Fuzz' | sort)
