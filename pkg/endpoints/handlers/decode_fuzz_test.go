@@ -24,7 +24,10 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
+	crdopenapi "github.com/kapi-dev/kapi/pkg/apiextensions/openapi"
 	crdschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	crddefaulting "github.com/kapi-dev/kapi/pkg/apiextensions/schema/defaulting"
+	crdpruning "github.com/kapi-dev/kapi/pkg/apiextensions/schema/pruning"
 	crserializer "github.com/kapi-dev/kapi/pkg/apiextensions/serializer"
 	apiapps "github.com/kapi-dev/kapi/pkg/apis/apps"
 	apicore "github.com/kapi-dev/kapi/pkg/apis/core"
@@ -98,7 +101,7 @@ func customResourceScope(tb testing.TB) *RequestScope {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := crdschema.PruneDefaults(structural); err != nil {
+	if err := crddefaulting.PruneDefaults(structural); err != nil {
 		tb.Fatal(err)
 	}
 	codecs := crserializer.New(crserializer.Config{
@@ -113,7 +116,7 @@ func customResourceScope(tb testing.TB) *RequestScope {
 		Resource: kind.GroupVersion().WithResource(crd.Spec.Names.Plural), Kind: kind, HubGroupVersion: kind.GroupVersion(),
 		Namespaced: true,
 	}
-	s.FieldManager = fuzzFieldManager(tb, s, fieldmanager.CRDTypeConverter(&crd))
+	s.FieldManager = fuzzFieldManager(tb, s, crdopenapi.TypeConverter(&crd))
 	return s
 }
 
@@ -121,10 +124,10 @@ func customResourceScope(tb testing.TB) *RequestScope {
 // pkg/apiextensions does for every CRD version.
 type widgetSchema struct{ s *crdschema.Structural }
 
-func (w widgetSchema) Prune(obj map[string]any) []string { return crdschema.Prune(obj, w.s, true) }
+func (w widgetSchema) Prune(obj map[string]any) []string { return crdpruning.Prune(obj, w.s, true) }
 func (w widgetSchema) Default(obj map[string]any) {
-	crdschema.PruneNonNullableNullsWithoutDefaults(obj, w.s)
-	crdschema.Default(obj, w.s)
+	crddefaulting.PruneNonNullableNullsWithoutDefaults(obj, w.s)
+	crddefaulting.Default(obj, w.s)
 }
 
 func fuzzFieldManager(tb testing.TB, s *RequestScope, tc managedfields.TypeConverter) *managedfields.FieldManager {
