@@ -51,6 +51,28 @@ go test -race -count=1 -run 'TestInformer|TestWatchList|TestWatchSees|TestWatchT
 echo "== go test"
 go test -count=1 ./...
 
+# Every fuzz target for a few seconds beyond its seed corpus (which the
+# step above already ran as tests). The targets are found in the test
+# files, so none is left out. Go fuzzes one target per invocation; each
+# package's instrumented test binary is built once and run once per
+# target, in the package's directory, with go test's corpus cache: what
+# go test -fuzz does, linking each package once rather than per target.
+# A crasher fails the step and is written to the package's testdata/fuzz/,
+# where it stays as a regression test once fixed.
+echo "== fuzzing (5s per target)"
+fuzz_bin=$(mktemp -d)
+trap 'rm -rf "$fuzz_bin"' EXIT
+module=$(go list -m)
+for pkg in $(grep -rlE '^func Fuzz' --include='*_test.go' cmd pkg | xargs -n1 dirname | sort -u); do
+  bin="$fuzz_bin/$(echo "$pkg" | tr / _).test"
+  go test -c -fuzz . -o "$bin" "./$pkg"
+  for target in $(grep -hoE '^func Fuzz[A-Za-z0-9_]*' "$pkg"/*_test.go | sed 's/^func //' | sort); do
+    echo "$pkg $target"
+    (cd "$pkg" && "$bin" -test.run '^$' -test.fuzz "^$target\$" -test.fuzztime 5s \
+      -test.fuzzcachedir "$(go env GOCACHE)/fuzz/$module/$pkg")
+  done
+done
+
 # controller-runtime's envtest starting kapi in place of kube-apiserver,
 # with a real controller. Its own module keeps controller-runtime out of
 # kapi's dependencies.

@@ -164,6 +164,9 @@ func (p *patchedObject) apply(current []byte) ([]byte, error) {
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
+		if err := checkTestOperations(ops); err != nil {
+			return nil, err
+		}
 		if len(ops) > maxJSONPatchOperations {
 			return nil, apierrors.NewRequestEntityTooLargeError(
 				fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))

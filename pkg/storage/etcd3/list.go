@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -52,6 +53,20 @@ type listRead struct {
 	start string
 }
 
+// etcdRevision is the etcd revision of a resourceVersion. etcd's
+// revisions are int64, resourceVersions uint64: one beyond etcd's range
+// is a revision no etcd has reached, which etcd answers as every future
+// revision (read: too large; watch: wait), not a negative number, which
+// etcd reads as "the latest". (Found by FuzzPlanList.)
+func etcdRevision(rv uint64) int64 {
+	// A watch starts at the revision after the one given.
+	const maxRev = math.MaxInt64 - 1
+	if rv > maxRev {
+		return maxRev
+	}
+	return int64(rv)
+}
+
 // planList interprets the resourceVersion, resourceVersionMatch and
 // continue of a list of keyPrefix the way kube-apiserver does.
 func planList(keyPrefix string, opts storage.ListOptions) (listRead, error) {
@@ -80,14 +95,14 @@ func planList(keyPrefix string, opts storage.ListOptions) (listRead, error) {
 	case metav1.ResourceVersionMatchNotOlderThan:
 		r.minRV = rv
 	case metav1.ResourceVersionMatchExact:
-		r.rev = int64(rv)
+		r.rev = etcdRevision(rv)
 	case "":
 		// Before resourceVersionMatch existed, a resourceVersion meant
 		// "not older than", except on the first page of a paged list,
 		// which it pinned to that revision.
 		r.minRV = rv
 		if opts.Recursive && opts.Predicate.Limit > 0 && rv > 0 {
-			r.rev = int64(rv)
+			r.rev = etcdRevision(rv)
 		}
 	default:
 		return r, apierrors.NewBadRequest(fmt.Sprintf("unknown ResourceVersionMatch value: %v", opts.ResourceVersionMatch))

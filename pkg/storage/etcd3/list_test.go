@@ -115,6 +115,9 @@ func TestGetListResourceVersion(t *testing.T) {
 		{name: "exact old revision", rv: v1.ResourceVersion, match: "Exact", wantData: "1", wantRV: rvOf(t, v1)},
 		{name: "exact current revision", rv: v2.ResourceVersion, match: "Exact", wantData: "2", wantRV: rvOf(t, v2)},
 		{name: "exact future revision", rv: "99999999", match: "Exact", wantErr: storage.IsTooLargeResourceVersion},
+		// Beyond etcd's int64 revisions, not wrapped round to "the latest".
+		{name: "exact revision beyond int64", rv: "18446744073709551615", match: "Exact", wantErr: storage.IsTooLargeResourceVersion},
+		{name: "legacy paged list beyond int64", rv: "9223372036854775808", limit: 10, wantErr: storage.IsTooLargeResourceVersion},
 		{name: "legacy paged list pins the revision", rv: v1.ResourceVersion, limit: 10, wantData: "1", wantRV: rvOf(t, v1)},
 		{name: "legacy unpaged list reads the latest", rv: v1.ResourceVersion, wantData: "2", wantRV: current},
 		{

@@ -115,7 +115,7 @@ func (s *store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 		}
 		w.startRev = int64(current)
 	default:
-		w.startRev = int64(rv)
+		w.startRev = etcdRevision(rv)
 	}
 	w.ctx, w.cancel = context.WithCancel(watchContext(ctx))
 	go w.run()
