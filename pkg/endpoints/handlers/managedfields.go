@@ -173,6 +173,9 @@ func (s *RequestScope) admitWrite(ctx context.Context, a *admission.Attributes) 
 	if s.Admission == nil {
 		return nil
 	}
+	if err := requestEnded(ctx); err != nil {
+		return err
+	}
 	m, err := meta.Accessor(a.Object)
 	if s.FieldManager == nil || err != nil {
 		return s.admit(ctx, a)
