@@ -60,6 +60,10 @@ type Options struct {
 	MinRequestTimeout           int
 	MaxRequestBodyBytes         int64
 	ShutdownDelayDuration       time.Duration
+	// HTTP2MaxStreamsPerConnection bounds the concurrent streams of an
+	// HTTP/2 connection; zero (or, as kube-apiserver has it, less) means
+	// kube-apiserver's 100.
+	HTTP2MaxStreamsPerConnection int
 
 	RuntimeConfig map[string]string
 	Profiling     bool
@@ -166,6 +170,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.")
 	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", o.MinRequestTimeout, "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.")
 	fs.Int64Var(&o.MaxRequestBodyBytes, "max-resource-write-bytes", o.MaxRequestBodyBytes, "The limit on the request body size of a write, in bytes.")
+	fs.IntVar(&o.HTTP2MaxStreamsPerConnection, "http2-max-streams-per-connection", o.HTTP2MaxStreamsPerConnection, "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default.")
 	fs.DurationVar(&o.ShutdownDelayDuration, "shutdown-delay-duration", o.ShutdownDelayDuration, "Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure.")
 
 	fs.StringToStringVar(&o.RuntimeConfig, "runtime-config", o.RuntimeConfig, "A set of key=value pairs that enable or disable built-in APIs, e.g. apps/v1=false. kapi serves only GA APIs and accepts api/all and <group>/<version> keys.")

@@ -165,12 +165,13 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 	aggregator.Handle("/openapi/", openAPIService)
 
 	prepared, err := aggregator.PrepareRun(server.ServingConfig{
-		Listener:              ln,
-		TLS:                   tlsConfig,
-		BuildHandlerChain:     handlerChain(o, authn, authz, metricsRegistry, log),
-		ShutdownDelayDuration: o.ShutdownDelayDuration,
-		Loopback:              server.LoopbackConfig{Host: s.URL, BearerToken: loopbackToken, CAData: caPEM, ServerName: loopbackServerName},
-		Logger:                log,
+		Listener:                     ln,
+		TLS:                          tlsConfig,
+		BuildHandlerChain:            handlerChain(o, authn, authz, metricsRegistry, log),
+		ShutdownDelayDuration:        o.ShutdownDelayDuration,
+		HTTP2MaxStreamsPerConnection: o.HTTP2MaxStreamsPerConnection,
+		Loopback:                     server.LoopbackConfig{Host: s.URL, BearerToken: loopbackToken, CAData: caPEM, ServerName: loopbackServerName},
+		Logger:                       log,
 	})
 	if err != nil {
 		return nil, err

@@ -54,8 +54,16 @@ type ServingConfig struct {
 	// ShutdownTimeout bounds how long in-flight requests may take to
 	// finish once the server stops accepting new ones.
 	ShutdownTimeout time.Duration
-	Loopback        LoopbackConfig
-	Logger          *slog.Logger
+	// IdleTimeout closes a keep-alive connection (HTTP/1.1 or HTTP/2)
+	// that has carried no request for this long; zero means
+	// kube-apiserver's 90 seconds. kube-apiserver has no flag for it.
+	IdleTimeout time.Duration
+	// HTTP2MaxStreamsPerConnection bounds the concurrent streams of one
+	// HTTP/2 connection (--http2-max-streams-per-connection); zero means
+	// kube-apiserver's 100.
+	HTTP2MaxStreamsPerConnection int
+	Loopback                     LoopbackConfig
+	Logger                       *slog.Logger
 }
 
 // Prepared is a server chain ready to run.
@@ -89,6 +97,9 @@ func (s *GenericAPIServer) PrepareRun(cfg ServingConfig) (*Prepared, error) {
 	}
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 60 * time.Second
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	p := &Prepared{root: s, cfg: cfg, servers: servers, hooksDone: map[string]bool{}, hookErrs: map[string]error{}}
 
@@ -185,10 +196,15 @@ func (p *Prepared) Run(ctx context.Context) error {
 	defer p.endLongRunning()
 
 	srv := &http.Server{
-		Handler:           p.handler,
-		TLSConfig:         p.cfg.TLS,
+		Handler:   p.handler,
+		TLSConfig: p.cfg.TLS,
+		// A client has this long to send its request headers, just less
+		// than the longest request may take (kube-apiserver's 32 s): a
+		// connection that trickles them in (slowloris) is closed.
 		ReadHeaderTimeout: 32 * time.Second,
+		IdleTimeout:       p.cfg.IdleTimeout,
 		MaxHeaderBytes:    1 << 20,
+		HTTP2:             http2Config(p.cfg.HTTP2MaxStreamsPerConnection),
 		ErrorLog:          slog.NewLogLogger(p.cfg.Logger.Handler(), slog.LevelDebug),
 	}
 	serveErr := make(chan error, 1)
@@ -246,6 +262,40 @@ func (p *Prepared) Run(ctx context.Context) error {
 	}
 	log.Info("server stopped")
 	return err
+}
+
+// DefaultIdleTimeout is kube-apiserver's: the keep-alive of Go's default
+// client transport, so that clients, not the server, usually close idle
+// connections.
+const DefaultIdleTimeout = 90 * time.Second
+
+// defaultHTTP2MaxStreams is kube-apiserver's bound on the concurrent
+// streams of an HTTP/2 connection: what Go's clients assume before the
+// server says otherwise.
+const defaultHTTP2MaxStreams = 100
+
+// http2Frame is kube-apiserver's largest HTTP/2 frame and per-stream
+// upload buffer: 256 KiB holds at least 99% of the objects of surveyed
+// clusters in one frame, and keeps a connection's buffers (one per
+// stream) small.
+const http2Frame = 256 << 10
+
+// http2Config is kube-apiserver's HTTP/2 serving: at most maxStreams
+// concurrent streams per connection (zero: 100) and 256 KiB frames and
+// stream buffers, so a connection buffers at most maxStreams * 256 KiB.
+// Go's server closes a connection whose client opens and resets streams
+// faster than their handlers end (HTTP/2 rapid reset): it runs at most
+// maxStreams handlers and queues at most four times as many.
+func http2Config(maxStreams int) *http.HTTP2Config {
+	if maxStreams <= 0 {
+		maxStreams = defaultHTTP2MaxStreams
+	}
+	return &http.HTTP2Config{
+		MaxConcurrentStreams:          maxStreams,
+		MaxReadFrameSize:              http2Frame,
+		MaxReceiveBufferPerStream:     http2Frame,
+		MaxReceiveBufferPerConnection: http2Frame * maxStreams,
+	}
 }
 
 // runPostStartHooks runs every hook of the chain concurrently; each

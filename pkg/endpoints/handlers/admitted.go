@@ -25,6 +25,11 @@ type admittedUpdate struct {
 }
 
 func (u *admittedUpdate) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	// The storage calls this again after each conflict: once the request
+	// has ended (timed out, or its client gone) no further attempt starts.
+	if err := requestEnded(ctx); err != nil {
+		return nil, err
+	}
 	obj, err := u.next.UpdatedObject(ctx, old)
 	if err != nil {
 		return nil, err
@@ -47,4 +52,14 @@ func (u *admittedUpdate) UpdatedObject(ctx context.Context, old runtime.Object) 
 // DeleteOptions sent with DELETE).
 func negotiationInputForOptions(r *http.Request, s *RequestScope) (runtime.SerializerInfo, error) {
 	return negotiation.NegotiateInput(r, s.Serializer.SupportedMediaTypes())
+}
+
+// requestEnded is the error of work that stops because the request's
+// context has ended, nil while it has not. The client has had its answer
+// (the timeout filter's 504) or is gone; the error only ends the work.
+func requestEnded(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return apierrors.NewTimeoutError("request did not complete within the allotted timeout", 0)
 }

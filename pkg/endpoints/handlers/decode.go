@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,10 +20,7 @@ import (
 // readBody reads a request body up to the scope's limit; a larger body is
 // kube-apiserver's 413.
 func (s *RequestScope) readBody(r *http.Request) ([]byte, error) {
-	limit := s.MaxRequestBodyBytes
-	if limit <= 0 {
-		limit = DefaultMaxRequestBodyBytes
-	}
+	limit := s.maxRequestBodyBytes()
 	if r.ContentLength > limit {
 		return nil, tooLarge(limit)
 	}
@@ -38,6 +36,14 @@ func (s *RequestScope) readBody(r *http.Request) ([]byte, error) {
 		return nil, tooLarge(limit)
 	}
 	return data, nil
+}
+
+// maxRequestBodyBytes is the scope's limit on request bodies.
+func (s *RequestScope) maxRequestBodyBytes() int64 {
+	if s.MaxRequestBodyBytes <= 0 {
+		return DefaultMaxRequestBodyBytes
+	}
+	return s.MaxRequestBodyBytes
 }
 
 func tooLarge(limit int64) error {
@@ -125,18 +131,33 @@ func (s *RequestScope) decodeWith(ctx context.Context, dec runtime.Decoder, body
 	return obj, nil
 }
 
-// decodeError is kube-apiserver's 400 for a body that cannot be decoded,
-// quoting its first bytes.
+// decodeError is kube-apiserver's 400 for a body that cannot be decoded:
+// when the body named its kind, that it cannot be handled as the served
+// one, otherwise that it is unrecognized, quoting its first bytes.
 func (s *RequestScope) decodeError(err error, gvk *schema.GroupVersionKind, body []byte) error {
-	if gvk != nil && gvk.Kind != "" && (gvk.Kind != s.Kind.Kind || gvk.GroupVersion() != s.Kind.GroupVersion()) && runtime.IsNotRegisteredError(err) {
+	if gvk != nil && gvk.Kind != "" {
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, s.Kind.Kind, err))
 	}
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", s.Kind.Kind, err, summarizeBody(body)))
+}
+
+// summarizeBody quotes the first 30 bytes of a body as kube-apiserver
+// does: as text if it is a JSON object, in hex otherwise (YAML and
+// protobuf alike), so that no binary reaches the message.
+func summarizeBody(body []byte) string {
 	const quoted = 30
-	snippet := string(body)
-	if len(snippet) > quoted {
-		snippet = snippet[:quoted] + " ..."
+	summary, more := body, ""
+	if len(body) > quoted {
+		summary, more = body[:quoted], " ..."
 	}
-	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", s.Kind.Kind, err, snippet))
+	switch {
+	case len(body) == 0:
+		return "<empty>"
+	case body[0] == '{':
+		return string(summary) + more
+	default:
+		return hex.EncodeToString(summary) + more
+	}
 }
 
 // goTypeName names a kind the way conversion errors do: "v1.ConfigMap".

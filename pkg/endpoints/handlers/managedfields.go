@@ -81,7 +81,7 @@ func decodeApplyPatch(ctx context.Context, patch []byte, validation string) (map
 	obj := map[string]any{}
 	if validation == metav1.FieldValidationIgnore {
 		if err := yaml.Unmarshal(patch, &obj); err != nil {
-			return nil, applySyntaxError(patch)
+			return nil, applyDecodeError(patch, err)
 		}
 		return obj, nil
 	}
@@ -91,7 +91,7 @@ func decodeApplyPatch(ctx context.Context, patch []byte, validation string) (map
 	}
 	obj = map[string]any{}
 	if err := yaml.Unmarshal(patch, &obj); err != nil {
-		return nil, applySyntaxError(patch)
+		return nil, applyDecodeError(patch, err)
 	}
 	if validation == metav1.FieldValidationStrict {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", strictErr))
@@ -102,10 +102,14 @@ func decodeApplyPatch(ctx context.Context, patch []byte, validation string) (map
 	return obj, nil
 }
 
-// applySyntaxError is the 400 of a patch that is not YAML.
-func applySyntaxError(patch []byte) error {
-	_, err := yaml.ToJSON(patch)
-	return apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
+// applyDecodeError is kube-apiserver's 400 for an apply patch that cannot
+// be decoded: it first converts YAML to JSON (JSON is left as it is), then
+// decodes the JSON, and names the step that failed.
+func applyDecodeError(patch []byte, err error) error {
+	if _, convErr := yaml.ToJSON(patch); convErr != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", convErr))
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 }
 
 // appliedObject computes the object of a server-side apply: the decoded
@@ -172,6 +176,9 @@ const invalidManagedFieldsWarning = ".metadata.managedFields was in an invalid s
 func (s *RequestScope) admitWrite(ctx context.Context, a *admission.Attributes) error {
 	if s.Admission == nil {
 		return nil
+	}
+	if err := requestEnded(ctx); err != nil {
+		return err
 	}
 	m, err := meta.Accessor(a.Object)
 	if s.FieldManager == nil || err != nil {

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
@@ -24,6 +25,14 @@ import (
 // maxJSONPatchOperations bounds the work one JSON patch can ask for, as
 // kube-apiserver does.
 const maxJSONPatchOperations = 10000
+
+// A JSON patch is small but its copy operations are not: each copies a
+// value the patch may itself have doubled, so that some twenty copies in a
+// 2 KB patch would build gigabytes. kube-apiserver bounds the bytes the
+// copies of one patch may add (its JSONPatchMaxCopyBytes, 3 MiB, the
+// default request body limit) and answers 422 beyond; kapi bounds them by
+// the scope's request body limit: no patch may grow an object by more
+// than a client could have sent.
 
 // PatchResource serves PATCH of one object: a JSON patch, a JSON merge
 // patch or a strategic merge patch applied to the current object in the
@@ -78,7 +87,7 @@ func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge
 				return
 			}
 			next = &trackedUpdate{scope: s, manager: fieldmanager.ManagerName(opts.FieldManager, r.UserAgent()),
-				next: &patchedObject{scope: s, patchType: pt, patch: patch, validation: validation}}
+				next: &patchedObject{scope: s, patchType: pt, patch: patch, validation: validation, maxCopyBytes: s.maxRequestBodyBytes()}}
 		}
 		info := &admittedUpdate{scope: s, name: name, dryRun: dryRun, next: next}
 		updateOpts := &metav1.UpdateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation}
@@ -133,6 +142,8 @@ type patchedObject struct {
 	patchType  types.PatchType
 	patch      []byte
 	validation string
+	// maxCopyBytes bounds what the copy operations of a JSON patch add.
+	maxCopyBytes int64
 }
 
 func (p *patchedObject) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
@@ -171,13 +182,24 @@ func (p *patchedObject) apply(current []byte) ([]byte, error) {
 			return nil, apierrors.NewRequestEntityTooLargeError(
 				fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
-		out, err := ops.Apply(current)
+		opts := jsonpatch.NewApplyOptions()
+		opts.AccumulatedCopySizeLimit = p.maxCopyBytes
+		out, err := ops.ApplyWithOptions(current, opts)
 		if err != nil {
-			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", p.scope.qualifiedResource(), "", err.Error(), 0, false)
+			// kube-apiserver's 422 names neither the resource nor the
+			// failed operation.
+			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
 		return out, nil
 	case types.MergePatchType:
-		out, err := jsonpatch.MergePatch(current, p.patch)
+		if p.validation != metav1.FieldValidationIgnore {
+			// kube-apiserver decodes a merge patch as an object first
+			// when it validates fields, and names what else it is.
+			if err := json.Unmarshal(p.patch, &map[string]any{}); err != nil {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+			}
+		}
+		out, err := mergePatch(current, p.patch)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}

@@ -149,21 +149,36 @@ func (e *watchEventWriter) write(typ watch.EventType, obj runtime.Object, gv sch
 		if err := e.stream.Encode(out); err != nil {
 			return errors.Join(errClientGone, err)
 		}
+		e.releaseLargeBuffer()
 		return nil
 	}
 	// What encoding/json makes of a metav1.WatchEvent, byte for byte:
 	// the object is already compact JSON with HTML characters escaped,
-	// and only its trailing newline goes.
+	// and only its trailing newline goes. The frame is written in three
+	// pieces (the response is buffered): a watcher holds one copy of an
+	// event, not two.
 	e.frame.Reset()
 	e.frame.WriteString(`{"type":`)
 	e.frame.WriteString(strconv.Quote(string(typ)))
 	e.frame.WriteString(`,"object":`)
-	e.frame.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
-	e.frame.WriteString("}\n")
-	if _, err := e.w.Write(e.frame.Bytes()); err != nil {
-		return errors.Join(errClientGone, err)
+	for _, piece := range [][]byte{e.frame.Bytes(), bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), []byte("}\n")} {
+		if _, err := e.w.Write(piece); err != nil {
+			return errors.Join(errClientGone, err)
+		}
 	}
+	e.releaseLargeBuffer()
 	return nil
+}
+
+// largeEventBuffer is the size above which a watcher does not keep its
+// encoding buffer between events: an idle watch should not hold on to
+// the largest object it ever sent.
+const largeEventBuffer = 64 << 10
+
+func (e *watchEventWriter) releaseLargeBuffer() {
+	if e.buf.Cap() > largeEventBuffer {
+		e.buf = bytes.Buffer{}
+	}
 }
 
 // watchEventObject is the object a watch event carries on the wire: errors

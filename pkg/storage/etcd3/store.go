@@ -209,6 +209,11 @@ func (s *store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		return err
 	}
 	for {
+		// A conflict starts the loop again; a request that has ended
+		// (timed out, its client gone) does not try again.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if err := preconditions.Check(k, st.obj); err != nil {
 			return err
 		}

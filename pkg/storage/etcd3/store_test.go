@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -472,4 +473,43 @@ func (e *env) get(t *testing.T, ns, name string) *corev1.ConfigMap {
 		t.Fatalf("Get %s/%s: %v", ns, name, err)
 	}
 	return out
+}
+
+// An update that another writer overtakes every time retries until its
+// request ends, and then stops: it returns the context's error and starts
+// no further attempt.
+func TestGuaranteedUpdateStopsRetryingWhenItsContextEnds(t *testing.T) {
+	e := newEnv(t)
+	e.create(t, configMap("ns", "a", nil, map[string]string{"n": "0"}))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const cancelAt = 3
+	attempts := 0
+	done := make(chan error, 1)
+	go func() {
+		done <- e.store.GuaranteedUpdate(ctx, key("ns", "a"), &corev1.ConfigMap{}, false, nil,
+			func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) {
+				attempts++
+				// Another writer gets in first, every time.
+				e.update(t, "ns", "a", func(cm *corev1.ConfigMap) { cm.Data["other"] = strconv.Itoa(attempts) })
+				if attempts == cancelAt {
+					cancel()
+				}
+				cm := cur.(*corev1.ConfigMap)
+				cm.Data["mine"] = strconv.Itoa(attempts)
+				return cm, nil
+			})
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("GuaranteedUpdate = %v, want the context's error", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the update was still retrying a minute after its context ended")
+	}
+	if attempts != cancelAt {
+		t.Errorf("%d attempts, want %d: none may start after the context ended", attempts, cancelAt)
+	}
 }
