@@ -262,15 +262,6 @@ func sameJSON(a, b []byte) bool {
 	return erra == nil && errb == nil && reflect.DeepEqual(va, vb)
 }
 
-// decodeJSONValue decodes JSON keeping numbers as written.
-func decodeJSONValue(data []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var v any
-	err := d.Decode(&v)
-	return v, err
-}
-
 // clearSetByCreate clears what a create sets itself whatever the client
 // sent: the status, and the metadata the server owns.
 func clearSetByCreate(obj runtime.Object) {

@@ -97,7 +97,7 @@ func patchObject(ctx context.Context, s *RequestScope, pt types.PatchType, name 
 			return nil, err
 		}
 		next = &trackedUpdate{scope: s, manager: "fuzz",
-			next: &patchedObject{scope: s, patchType: pt, patch: body, validation: validation}}
+			next: &patchedObject{scope: s, patchType: pt, patch: body, validation: validation, maxCopyBytes: s.maxRequestBodyBytes()}}
 	}
 	info := &admittedUpdate{scope: s, name: name, next: next}
 	return info.UpdatedObject(ctx, old)
