@@ -55,7 +55,9 @@ type ServingConfig struct {
 	// finish once the server stops accepting new ones.
 	ShutdownTimeout time.Duration
 	Loopback        LoopbackConfig
-	Logger          *slog.Logger
+	// Logger receives the serving log (hook failures, shutdown, the HTTP
+	// server's errors); nil discards it.
+	Logger *slog.Logger
 }
 
 // Prepared is a server chain ready to run.
@@ -85,7 +87,7 @@ func (s *GenericAPIServer) PrepareRun(cfg ServingConfig) (*Prepared, error) {
 		return nil, err
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 60 * time.Second
