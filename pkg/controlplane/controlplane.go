@@ -19,7 +19,6 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
-	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
@@ -47,12 +46,9 @@ type Config struct {
 	ServiceClusterIPRange *net.IPNet
 	// ServiceNodePortRange is --service-node-port-range.
 	ServiceNodePortRange utilnet.PortRange
-	// ExtraAdmission runs after the plugins the control plane builds
-	// itself (NamespaceLifecycle).
-	ExtraAdmission admission.Interface
-	// SharedAdmission, if set, receives the admission chain, for the
-	// servers this one delegates to (custom resources).
-	SharedAdmission *admission.Deferred
+	// Admission is the admission chain of every write, the same one the
+	// other servers of the delegation chain use.
+	Admission admission.Interface
 	// RuntimeConfig switches group versions off (--runtime-config).
 	RuntimeConfig RuntimeConfig
 	// OpenAPI receives the descriptions of the installed resources.
@@ -102,14 +98,6 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 	if err != nil {
 		return nil, err
 	}
-	admit := admission.Chain{lifecycle.New(namespaces, metav1NamespaceDefault, metav1NamespaceSystem, metav1NamespacePublic)}
-	if cfg.ExtraAdmission != nil {
-		admit = append(admit, cfg.ExtraAdmission)
-	}
-	if cfg.SharedAdmission != nil {
-		cfg.SharedAdmission.Set(admit)
-	}
-
 	ipStorage, err := opts.StorageFactory.NewStorage(networkingv1.Resource("ipaddresses"), networkingv1.SchemeGroupVersion,
 		func() runtime.Object { return &networkingv1.IPAddress{} }, func() runtime.Object { return &networkingv1.IPAddressList{} })
 	if err != nil {
@@ -184,7 +172,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 			Serializer:          scheme.Codecs,
 			StrictSerializer:    strict,
 			ParameterCodec:      scheme.ParameterCodec,
-			Admission:           admit,
+			Admission:           cfg.Admission,
 			MinRequestTimeout:   cfg.MinRequestTimeout,
 			MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
 		}
