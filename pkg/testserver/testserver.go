@@ -1,6 +1,9 @@
 // Package testserver starts a kapi inside a test process, on embedded etcd
 // in a temporary directory, and gives the test an admin client config.
-// It is meant for other projects' tests as much as for kapi's own.
+// It is meant for other projects' tests as much as for kapi's own: see
+// the package Example. Options are typed; they become the app.Config the
+// kapi binary builds from its flags, so a test server is the binary's
+// server.
 package testserver
 
 import (
@@ -102,11 +105,10 @@ func (opts Options) config() *app.Config {
 		c.RuntimeConfig = opts.RuntimeConfig
 	}
 	c.Profiling = !opts.DisableProfiling
-	w := opts.Log
-	if w == nil {
-		w = io.Discard
+	c.Logger = slog.New(slog.DiscardHandler)
+	if opts.Log != nil {
+		c.Logger = slog.New(slog.NewTextHandler(opts.Log, nil))
 	}
-	c.Logger = slog.New(slog.NewTextHandler(w, nil))
 	return c
 }
 
