@@ -98,6 +98,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		StrictSerializer:    serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict),
 		ParameterCodec:      scheme.ParameterCodec,
 		Admission:           cfg.Admission,
+		Logger:              cfg.Logger,
 		MinRequestTimeout:   cfg.MinRequestTimeout,
 		MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
 	}

@@ -168,6 +168,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	kube, err := controlplane.New(controlplane.Config{
 		RESTOptions:           restOptions,
 		Admission:             admit,
+		Logger:                log.With("component", "kube"),
 		ServiceClusterIPRange: c.ServiceClusterIPRange,
 		ServiceNodePortRange:  c.ServiceNodePortRange,
 		OpenAPI:               openAPI,

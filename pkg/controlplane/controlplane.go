@@ -5,6 +5,7 @@ package controlplane
 
 import (
 	"fmt"
+	"log/slog"
 	"net"
 	"time"
 
@@ -49,6 +50,9 @@ type Config struct {
 	// Admission is the admission chain of every write, the same one the
 	// other servers of the delegation chain use.
 	Admission admission.Interface
+	// Logger receives the log of the built-in groups' machinery; nil
+	// discards it.
+	Logger *slog.Logger
 	// RuntimeConfig switches group versions off (--runtime-config).
 	RuntimeConfig RuntimeConfig
 	// OpenAPI receives the descriptions of the installed resources.
@@ -173,6 +177,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 			StrictSerializer:    strict,
 			ParameterCodec:      scheme.ParameterCodec,
 			Admission:           cfg.Admission,
+			Logger:              cfg.Logger,
 			MinRequestTimeout:   cfg.MinRequestTimeout,
 			MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
 		}
