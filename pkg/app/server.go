@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -61,24 +60,25 @@ type Server struct {
 // servers of the delegation chain, innermost first, each handed all it
 // needs.
 func New(ctx context.Context, c *Config) (srv *Server, err error) {
-	if err := c.validate(); err != nil {
-		return nil, err
-	}
-	log := c.Logger
 	s := &Server{}
+	if c.Listener != nil {
+		s.closers = append(s.closers, c.Listener.Close)
+	}
 	defer func() {
 		if err != nil {
 			s.close()
 		}
 	}()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	log := c.Logger
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("--data-dir: %w", err)
 	}
 
 	ln := c.Listener
-	if ln != nil {
-		s.closers = append(s.closers, ln.Close)
-	} else {
+	if ln == nil {
 		if ln, err = net.Listen("tcp", net.JoinHostPort(c.BindAddress.String(), strconv.Itoa(c.SecurePort))); err != nil {
 			return nil, fmt.Errorf("--secure-port: %w", err)
 		}
@@ -188,7 +188,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	aggregator.AddPostStartHook("generic-apiserver-start-informers", func(ctx server.PostStartHookContext) error {
 		sharedInformers.Start(ctx.Done())
 		for typ, synced := range sharedInformers.WaitForCacheSync(ctx.Done()) {
-			if !synced {
+			if !synced && ctx.Err() == nil {
 				return fmt.Errorf("the informer of %v did not sync", typ)
 			}
 		}
@@ -226,9 +226,6 @@ func buildAdmission(client kubernetes.Interface, factory informers.SharedInforme
 		}),
 	}
 }
-
-// Handler is the whole server: filter chain and delegation chain.
-func (s *Server) Handler() http.Handler { return s.prepared.Handler() }
 
 // Run serves until ctx is done, then shuts down and releases everything
 // New built: storage last.
