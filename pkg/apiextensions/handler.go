@@ -238,7 +238,7 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 	served.crd.Store(crd)
 	// One type converter knows every version, for the field managers of
 	// them all.
-	typeConverter := crdopenapi.TypeConverter(crd)
+	typeConverter := crdopenapi.TypeConverter(crd, h.cfg.Logger)
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue

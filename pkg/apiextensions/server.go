@@ -51,7 +51,8 @@ type Config struct {
 	MinRequestTimeout   time.Duration
 	MaxRequestBodyBytes int64
 	OpenAPI             *server.OpenAPIResources
-	Logger              *slog.Logger
+	// Logger receives the controllers' log; nil discards it.
+	Logger *slog.Logger
 
 	// BuiltinResource reports whether a built-in API serves a resource of
 	// that group and name, for the naming controller. May be nil.
@@ -71,7 +72,7 @@ const groupPriority = 16650
 // serve to delegate.
 func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry) (*server.GenericAPIServer, error) {
 	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Schemas == nil {
 		cfg.Schemas = compileSchemas
@@ -94,6 +95,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		StrictSerializer:    serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict),
 		ParameterCodec:      scheme.ParameterCodec,
 		Admission:           cfg.Admission,
+		Logger:              cfg.Logger,
 		MinRequestTimeout:   cfg.MinRequestTimeout,
 		MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
 	}

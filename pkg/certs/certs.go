@@ -87,6 +87,8 @@ type Options struct {
 	// added to the serving certificate's names. It must be https. Empty
 	// means DefaultServerURL.
 	ServerURL string
+	// Logger is told which files are replaced and why; nil discards it.
+	Logger *slog.Logger
 }
 
 // Bundle is the PKI in a directory, ready for the server to use.
@@ -139,7 +141,11 @@ func EnsureBootstrap(dir string, opts Options) (*Bundle, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	b := &bootstrap{dir: dir, now: time.Now()}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	b := &bootstrap{dir: dir, now: time.Now(), log: log}
 
 	ca, err := b.ensureCA()
 	if err != nil {
@@ -196,6 +202,7 @@ type bootstrap struct {
 	// certificate agree on the time.
 	now     time.Time
 	written []string
+	log     *slog.Logger
 }
 
 func (b *bootstrap) path(name string) string { return filepath.Join(b.dir, name) }
@@ -211,7 +218,7 @@ func (b *bootstrap) write(name string, data []byte, perm os.FileMode) error {
 }
 
 func (b *bootstrap) logReplace(what, reason string) {
-	slog.Info("Replacing "+what, "dir", b.dir, "reason", reason)
+	b.log.Info("Replacing "+what, "dir", b.dir, "reason", reason)
 }
 
 // WriteFileAtomic replaces the file at path with data: readers see the old

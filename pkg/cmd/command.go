@@ -9,6 +9,9 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/kapi-dev/kapi/pkg/app"
 )
 
 // NewCommand returns the kapi command.
@@ -36,16 +39,21 @@ admin certificates and admin.kubeconfig there, and serves https://127.0.0.1:6443
 	return cmd
 }
 
-// Run builds kapi from o and serves until ctx is done.
+// Run builds kapi from o and serves until ctx is done. It is the
+// binary's: it routes klog, the global logger of client-go, to log, which
+// a library must not do.
 func Run(ctx context.Context, o *Options, log *slog.Logger) error {
-	s, err := NewServer(ctx, o, log)
+	cfg, err := o.Complete(log)
+	if err != nil {
+		return err
+	}
+	klog.SetSlogLogger(log)
+	s, err := app.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	log.Info("kapi is serving", "url", s.URL, "data-dir", o.DataDir)
-	if s.Kubeconfig != "" {
-		fmt.Fprintf(os.Stderr, "\nkapi is serving on %s. To use it:\n\n    kubectl --kubeconfig %s get namespaces\n\n", s.URL, s.Kubeconfig)
-	}
+	fmt.Fprintf(os.Stderr, "\nkapi is serving on %s. To use it:\n\n    kubectl --kubeconfig %s get namespaces\n\n", s.URL, s.Kubeconfig)
 	return s.Run(ctx)
 }
 

@@ -1,9 +1,12 @@
 // Package cmd is kapi's command: flags with kube-apiserver's names and
-// meanings, their validation, and the assembly of the server chain.
+// meanings, their validation, and their translation into the typed
+// app.Config that pkg/app assembles the server from.
 package cmd
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -11,7 +14,9 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 
+	"github.com/kapi-dev/kapi/pkg/app"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
@@ -69,39 +74,82 @@ type Options struct {
 	Profiling     bool
 	Verbosity     int
 
-	// Listener, when set, is used instead of binding --bind-address and
-	// --secure-port (in-process test servers bind port 0).
-	Listener net.Listener
-
 	// Flags kube-apiserver has that kapi accepts for drop-in use (envtest
 	// passes several) and does not act on yet; see ignoredFlags.
 	ignored map[string]*string
 }
 
-// NewOptions returns the defaults of kube-apiserver where kapi has the
-// same flag, and kapi's zero-config defaults otherwise.
+// NewOptions returns the defaults of app.NewConfig as flag values; kapi's
+// zero-config data dir, ./kapi-data, is the binary's own.
 func NewOptions() *Options {
+	d := app.NewConfig()
 	return &Options{
 		DataDir:                     "kapi-data",
-		SecurePort:                  6443,
-		BindAddress:                 net.ParseIP("127.0.0.1"),
-		AnonymousAuth:               true,
-		AuthorizationMode:           []string{"AlwaysAllow"},
-		EtcdPrefix:                  "/registry",
-		EtcdCompactionInterval:      5 * time.Minute,
-		WatchCache:                  true,
-		DefaultWatchCacheSize:       100,
-		ServiceClusterIPRange:       "10.96.0.0/12",
-		ServiceNodePortRange:        "30000-32767",
-		MaxRequestsInflight:         400,
-		MaxMutatingRequestsInflight: 200,
-		RequestTimeout:              60 * time.Second,
-		MinRequestTimeout:           1800,
-		MaxRequestBodyBytes:         3 * 1024 * 1024,
+		SecurePort:                  d.SecurePort,
+		BindAddress:                 d.BindAddress,
+		AnonymousAuth:               d.AnonymousAuth,
+		AuthorizationMode:           d.AuthorizationMode,
+		EtcdPrefix:                  d.Etcd.Prefix,
+		EtcdCompactionInterval:      d.Etcd.CompactionInterval,
+		WatchCache:                  d.WatchCache.Enabled,
+		DefaultWatchCacheSize:       d.WatchCache.DefaultSize,
+		ServiceClusterIPRange:       d.ServiceClusterIPRange.String(),
+		ServiceNodePortRange:        fmt.Sprintf("%d-%d", d.ServiceNodePortRange.Base, d.ServiceNodePortRange.Base+d.ServiceNodePortRange.Size-1),
+		MaxRequestsInflight:         d.MaxRequestsInflight,
+		MaxMutatingRequestsInflight: d.MaxMutatingRequestsInflight,
+		RequestTimeout:              d.RequestTimeout,
+		MinRequestTimeout:           int(d.MinRequestTimeout / time.Second),
+		MaxRequestBodyBytes:         d.MaxRequestBodyBytes,
 		RuntimeConfig:               map[string]string{},
-		Profiling:                   true,
+		Profiling:                   d.Profiling,
 		ignored:                     map[string]*string{},
 	}
+}
+
+// Complete validates the flags and translates them into the typed
+// configuration kapi is assembled from; log becomes its logger.
+func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
+	if errs := o.Validate(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	// Validate checked every value parsed here.
+	_, serviceNet, _ := net.ParseCIDR(o.ServiceClusterIPRange)
+	low, high, _ := ParsePortRange(o.ServiceNodePortRange)
+	runtimeConfig, _ := controlplane.ParseRuntimeConfig(o.RuntimeConfig)
+	return &app.Config{
+		DataDir:           o.DataDir,
+		BindAddress:       o.BindAddress,
+		SecurePort:        o.SecurePort,
+		AdvertiseAddress:  o.AdvertiseAddress,
+		TLSCertFile:       o.TLSCertFile,
+		TLSPrivateKeyFile: o.TLSPrivateKeyFile,
+		CertDir:           o.CertDir,
+		ClientCAFile:      o.ClientCAFile,
+		TokenAuthFile:     o.TokenAuthFile,
+		AnonymousAuth:     o.AnonymousAuth,
+		AuthorizationMode: o.AuthorizationMode,
+		Etcd: app.EtcdConfig{
+			Servers:            o.EtcdServers,
+			CAFile:             o.EtcdCAFile,
+			CertFile:           o.EtcdCertFile,
+			KeyFile:            o.EtcdKeyFile,
+			Prefix:             o.EtcdPrefix,
+			CompactionInterval: o.EtcdCompactionInterval,
+		},
+		WatchCache:                   o.WatchCacheConfig(),
+		ServiceClusterIPRange:        serviceNet,
+		ServiceNodePortRange:         utilnet.PortRange{Base: low, Size: high - low + 1},
+		MaxRequestsInflight:          o.MaxRequestsInflight,
+		MaxMutatingRequestsInflight:  o.MaxMutatingRequestsInflight,
+		RequestTimeout:               o.RequestTimeout,
+		MinRequestTimeout:            time.Duration(o.MinRequestTimeout) * time.Second,
+		MaxRequestBodyBytes:          o.MaxRequestBodyBytes,
+		ShutdownDelayDuration:        o.ShutdownDelayDuration,
+		HTTP2MaxStreamsPerConnection: o.HTTP2MaxStreamsPerConnection,
+		RuntimeConfig:                runtimeConfig,
+		Profiling:                    o.Profiling,
+		Logger:                       log,
+	}, nil
 }
 
 // ignoredFlags are kube-apiserver flags that kapi accepts so it can stand
@@ -188,7 +236,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 // Validate checks the flag values, naming the flag in each error.
 func (o *Options) Validate() []error {
 	var errs []error
-	if o.Listener == nil && (o.SecurePort < 1 || o.SecurePort > 65535) {
+	if o.SecurePort < 1 || o.SecurePort > 65535 {
 		errs = append(errs, fmt.Errorf("--secure-port %d must be between 1 and 65535, inclusive. It cannot be turned off with 0", o.SecurePort))
 	}
 	if (o.TLSCertFile == "") != (o.TLSPrivateKeyFile == "") {

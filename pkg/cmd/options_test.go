@@ -2,11 +2,15 @@ package cmd
 
 import (
 	"bytes"
+	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapi-dev/kapi/pkg/app"
 )
 
 // TestBadFlagValuesNameTheFlag: a start with a bad flag value stops with a
@@ -122,5 +126,20 @@ func TestWatchCacheSizes(t *testing.T) {
 		if got, ok := cfg.Sizes[res]; !ok || got != want {
 			t.Errorf("size of %s = %d (set: %v), want %d", res, got, ok, want)
 		}
+	}
+}
+
+// The binary started without flags is the server app.NewConfig describes:
+// the defaults are decided once, in pkg/app.
+func TestNoFlagsCompleteToTheDefaultConfig(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	got, err := NewOptions().Complete(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := app.NewConfig()
+	want.DataDir, want.Logger = "kapi-data", log
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("config of no flags\n%+v\nwant\n%+v", got, want)
 	}
 }

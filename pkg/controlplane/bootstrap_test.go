@@ -17,7 +17,7 @@ import (
 func TestSystemNamespaceManagedFields(t *testing.T) {
 	gvk := corev1.SchemeGroupVersion.WithKind("Namespace")
 	fm, err := fieldmanager.New(fieldmanager.Config{
-		TypeConverter: fieldmanager.SchemeTypeConverter(scheme.Scheme), Convertor: scheme.Scheme, Defaulter: scheme.Scheme,
+		TypeConverter: fieldmanager.SchemeTypeConverter(scheme.Scheme, nil), Convertor: scheme.Scheme, Defaulter: scheme.Scheme,
 		Creater: scheme.Scheme, Typer: scheme.Scheme, Kind: gvk, Hub: gvk.GroupVersion(), ResetFields: generic.ResetFields("v1", []string{"status"}),
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ package controlplane
 
 import (
 	"fmt"
+	"log/slog"
 	"maps"
 	"net"
 	"slices"
@@ -16,7 +17,6 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
-	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
@@ -39,12 +39,12 @@ type Config struct {
 	ServiceClusterIPRange *net.IPNet
 	// ServiceNodePortRange is --service-node-port-range.
 	ServiceNodePortRange utilnet.PortRange
-	// ExtraAdmission runs after the plugins the control plane builds
-	// itself (NamespaceLifecycle).
-	ExtraAdmission admission.Interface
-	// SharedAdmission, if set, receives the admission chain, for the
-	// servers this one delegates to (custom resources).
-	SharedAdmission *admission.Deferred
+	// Admission is the admission chain of every write, the same one the
+	// other servers of the delegation chain use.
+	Admission admission.Interface
+	// Logger receives the log of the built-in groups' machinery; nil
+	// discards it.
+	Logger *slog.Logger
 	// RuntimeConfig switches group versions off (--runtime-config).
 	RuntimeConfig RuntimeConfig
 	// OpenAPI receives the descriptions of the installed resources.
@@ -86,23 +86,12 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 	if err != nil {
 		return nil, err
 	}
-	// The control plane's own admission and bootstrap work on storage of
-	// the core group. Without /api/v1 there are no namespaces to guard
-	// and no kubernetes Service to create, as in kube-apiserver.
+	// The control plane's bootstrap works on storage of the core group.
+	// Without /api/v1 there is no kubernetes Service to create, as in
+	// kube-apiserver.
 	core, err := coreStorageOf(served)
 	if err != nil {
 		return nil, err
-	}
-
-	var admit admission.Chain
-	if core != nil {
-		admit = append(admit, lifecycle.New(core.namespaces, metav1NamespaceDefault, metav1NamespaceSystem, metav1NamespacePublic))
-	}
-	if cfg.ExtraAdmission != nil {
-		admit = append(admit, cfg.ExtraAdmission)
-	}
-	if cfg.SharedAdmission != nil {
-		cfg.SharedAdmission.Set(admit)
 	}
 
 	strict := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict)
@@ -114,7 +103,8 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 			Serializer:          scheme.Codecs,
 			StrictSerializer:    strict,
 			ParameterCodec:      scheme.ParameterCodec,
-			Admission:           admit,
+			Admission:           cfg.Admission,
+			Logger:              cfg.Logger,
 			MinRequestTimeout:   cfg.MinRequestTimeout,
 			MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
 		}

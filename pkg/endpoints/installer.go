@@ -5,6 +5,7 @@ package endpoints
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"sort"
 	"strings"
@@ -65,6 +66,9 @@ type APIGroupVersion struct {
 	// fieldmanager.SchemeTypeConverter), unless Typer is set: kinds
 	// without Go type (custom resources) need theirs given.
 	TypeConverter managedfields.TypeConverter
+	// Logger receives what the group version's machinery logs (a type
+	// converter that cannot be built); nil discards it.
+	Logger *slog.Logger
 }
 
 // typeConverter is the group version's type converter, or nil when its
@@ -74,7 +78,7 @@ func (g *APIGroupVersion) typeConverter() managedfields.TypeConverter {
 		return g.TypeConverter
 	}
 	if g.Typer == nil && g.Scheme != nil {
-		return fieldmanager.SchemeTypeConverter(g.Scheme)
+		return fieldmanager.SchemeTypeConverter(g.Scheme, g.Logger)
 	}
 	return nil
 }

@@ -63,7 +63,9 @@ type ServingConfig struct {
 	// kube-apiserver's 100.
 	HTTP2MaxStreamsPerConnection int
 	Loopback                     LoopbackConfig
-	Logger                       *slog.Logger
+	// Logger receives the serving log (hook failures, shutdown, the HTTP
+	// server's errors); nil discards it.
+	Logger *slog.Logger
 }
 
 // Prepared is a server chain ready to run.
@@ -93,7 +95,7 @@ func (s *GenericAPIServer) PrepareRun(cfg ServingConfig) (*Prepared, error) {
 		return nil, err
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 60 * time.Second

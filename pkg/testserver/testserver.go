@@ -1,6 +1,9 @@
 // Package testserver starts a kapi inside a test process, on embedded etcd
 // in a temporary directory, and gives the test an admin client config.
-// It is meant for other projects' tests as much as for kapi's own.
+// It is meant for other projects' tests as much as for kapi's own: see
+// the package Example. Options are typed; they become the app.Config the
+// kapi binary builds from its flags, so a test server is the binary's
+// server.
 package testserver
 
 import (
@@ -14,11 +17,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kapi-dev/kapi/pkg/cmd"
+	"github.com/kapi-dev/kapi/pkg/app"
+	"github.com/kapi-dev/kapi/pkg/controlplane"
 )
 
 // Server is a running kapi.
@@ -37,18 +42,74 @@ type Server struct {
 	done   chan error
 }
 
-// Options tune a test server.
+// Options tune a test server. The zero value is kapi's defaults (as
+// app.NewConfig has them) on a fresh data dir and a free port.
 type Options struct {
 	// DataDir reuses a data dir (to test restarts); empty means a new
 	// temporary one.
 	DataDir string
-	// Flags are extra command-line flags, as kapi's binary takes them.
-	Flags []string
 	// Address is the host:port to serve on (to restart a server where
 	// its clients expect it); empty means a free port on 127.0.0.1.
 	Address string
 	// Log receives the server's log; nil discards it.
 	Log io.Writer
+
+	// TokenAuthFile is a CSV of static bearer tokens
+	// (--token-auth-file).
+	TokenAuthFile string
+	// DisableAnonymousAuth refuses requests without credentials
+	// (--anonymous-auth=false).
+	DisableAnonymousAuth bool
+	// AuthorizationMode is the ordered list of authorizers
+	// (--authorization-mode); nil means AlwaysAllow.
+	AuthorizationMode []string
+	// EtcdCompactionInterval is how often etcd is compacted
+	// (--etcd-compaction-interval); 0 means the default, 5 minutes.
+	EtcdCompactionInterval time.Duration
+	// DisableWatchCache serves every resource from etcd
+	// (--watch-cache=false).
+	DisableWatchCache bool
+	// WatchCacheSizes override the watch cache's sizes per resource, 0
+	// meaning no cache (--watch-cache-sizes).
+	WatchCacheSizes map[schema.GroupResource]int
+	// ServiceNodePortRange is the range node ports are allocated from
+	// (--service-node-port-range); zero means 30000-32767.
+	ServiceNodePortRange utilnet.PortRange
+	// RuntimeConfig switches built-in group versions off
+	// (--runtime-config), e.g. {"apps/v1": "false"}.
+	RuntimeConfig controlplane.RuntimeConfig
+	// DisableProfiling turns /debug/pprof off (--profiling=false).
+	DisableProfiling bool
+}
+
+// config is the typed configuration of a test server.
+func (opts Options) config() *app.Config {
+	c := app.NewConfig()
+	c.DataDir = opts.DataDir
+	c.TokenAuthFile = opts.TokenAuthFile
+	c.AnonymousAuth = !opts.DisableAnonymousAuth
+	if opts.AuthorizationMode != nil {
+		c.AuthorizationMode = opts.AuthorizationMode
+	}
+	if opts.EtcdCompactionInterval != 0 {
+		c.Etcd.CompactionInterval = opts.EtcdCompactionInterval
+	}
+	c.WatchCache.Enabled = !opts.DisableWatchCache
+	for res, size := range opts.WatchCacheSizes {
+		c.WatchCache.Sizes[res] = size
+	}
+	if opts.ServiceNodePortRange.Size != 0 {
+		c.ServiceNodePortRange = opts.ServiceNodePortRange
+	}
+	if opts.RuntimeConfig != nil {
+		c.RuntimeConfig = opts.RuntimeConfig
+	}
+	c.Profiling = !opts.DisableProfiling
+	c.Logger = slog.New(slog.DiscardHandler)
+	if opts.Log != nil {
+		c.Logger = slog.New(slog.NewTextHandler(opts.Log, nil))
+	}
+	return c
 }
 
 // Start starts kapi and waits until it is ready. It is stopped when the
@@ -69,14 +130,9 @@ func Start(t testing.TB, opts Options) *Server {
 
 // StartE starts kapi; tempDir makes the data dir when opts has none.
 func StartE(opts Options, tempDir func() string) (*Server, error) {
-	o := cmd.NewOptions()
-	fs := pflagSet(o)
-	if err := fs.Parse(opts.Flags); err != nil {
-		return nil, err
-	}
-	o.DataDir = opts.DataDir
-	if o.DataDir == "" {
-		o.DataDir = tempDir()
+	c := opts.config()
+	if c.DataDir == "" {
+		c.DataDir = tempDir()
 	}
 	addr := opts.Address
 	if addr == "" {
@@ -86,20 +142,14 @@ func StartE(opts Options, tempDir func() string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Listener = ln
-	w := opts.Log
-	if w == nil {
-		w = io.Discard
-	}
-	log := slog.New(slog.NewTextHandler(w, nil))
+	c.Listener = ln
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := cmd.NewServer(ctx, o, log)
+	srv, err := app.New(ctx, c)
 	if err != nil {
 		cancel()
-		ln.Close()
 		return nil, err
 	}
-	s := &Server{Kubeconfig: srv.Kubeconfig, URL: srv.URL, Address: ln.Addr().String(), DataDir: o.DataDir, cancel: cancel, done: make(chan error, 1)}
+	s := &Server{Kubeconfig: srv.Kubeconfig, URL: srv.URL, Address: ln.Addr().String(), DataDir: c.DataDir, cancel: cancel, done: make(chan error, 1)}
 	go func() { s.done <- srv.Run(ctx) }()
 
 	cfg, err := clientcmd.BuildConfigFromFlags("", srv.Kubeconfig)
@@ -151,10 +201,4 @@ func (s *Server) Stop() error {
 	s.cancel()
 	s.cancel = nil
 	return <-s.done
-}
-
-func pflagSet(o *cmd.Options) *pflag.FlagSet {
-	fs := pflag.NewFlagSet("kapi", pflag.ContinueOnError)
-	o.AddFlags(fs)
-	return fs
 }

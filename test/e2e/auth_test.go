@@ -25,7 +25,7 @@ func TestTokenAuthFileAndAnonymousOff(t *testing.T) {
 	if err := os.WriteFile(tokens, []byte("s3cret,alice,1001,\"devs,ops\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := testserver.Start(t, testserver.Options{Flags: []string{"--token-auth-file=" + tokens, "--anonymous-auth=false"}})
+	s := testserver.Start(t, testserver.Options{TokenAuthFile: tokens, DisableAnonymousAuth: true})
 	anon := rest.AnonymousClientConfig(s.ClientConfig)
 	status := func(token, path string) int {
 		cfg := rest.CopyConfig(anon)
@@ -112,10 +112,10 @@ func TestLegacyWatchPathAndDeleteCollection(t *testing.T) {
 // default) and not without it.
 func TestProfilingFlag(t *testing.T) {
 	for _, tc := range []struct {
-		flags []string
-		want  int
-	}{{nil, http.StatusOK}, {[]string{"--profiling=false"}, http.StatusNotFound}} {
-		s := testserver.Start(t, testserver.Options{Flags: tc.flags})
+		disable bool
+		want    int
+	}{{false, http.StatusOK}, {true, http.StatusNotFound}} {
+		s := testserver.Start(t, testserver.Options{DisableProfiling: tc.disable})
 		client, err := rest.HTTPClientFor(s.ClientConfig)
 		if err != nil {
 			t.Fatal(err)
@@ -126,7 +126,7 @@ func TestProfilingFlag(t *testing.T) {
 		}
 		resp.Body.Close()
 		if resp.StatusCode != tc.want {
-			t.Errorf("flags %v: /debug/pprof/ = %d, want %d", tc.flags, resp.StatusCode, tc.want)
+			t.Errorf("profiling disabled %v: /debug/pprof/ = %d, want %d", tc.disable, resp.StatusCode, tc.want)
 		}
 	}
 }

@@ -20,7 +20,7 @@ import (
 // Expired, and a continue token from before them is 410 with a fresh token
 // that goes on from the current state, as kube-apiserver gives it.
 func TestCompactionWithoutWatchCache(t *testing.T) {
-	s := testserver.Start(t, testserver.Options{Flags: []string{"--etcd-compaction-interval=500ms", "--watch-cache=false"}})
+	s := testserver.Start(t, testserver.Options{EtcdCompactionInterval: 500 * time.Millisecond, DisableWatchCache: true})
 	c := clientset(t, s.ClientConfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -70,7 +70,7 @@ func TestCompactionWithoutWatchCache(t *testing.T) {
 // cache's window still holds is answered from the cache, at that
 // revision, as kube-apiserver 1.37 does.
 func TestListSnapshotsSurviveCompaction(t *testing.T) {
-	s := testserver.Start(t, testserver.Options{Flags: []string{"--etcd-compaction-interval=500ms"}})
+	s := testserver.Start(t, testserver.Options{EtcdCompactionInterval: 500 * time.Millisecond})
 	c := clientset(t, s.ClientConfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

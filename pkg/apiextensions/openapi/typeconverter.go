@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"log/slog"
+
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -17,8 +19,9 @@ import (
 // referring to ObjectMeta). A CRD that keeps unknown fields keeps them in
 // apply too. It is built when first used (see
 // fieldmanager.DefinitionsTypeConverter). The converter keeps crd, which
-// must not be modified (an informer's objects never are).
-func TypeConverter(crd *apiextensionsv1.CustomResourceDefinition) managedfields.TypeConverter {
+// must not be modified (an informer's objects never are). A schema the
+// converter cannot take is logged to log (nil discards it).
+func TypeConverter(crd *apiextensionsv1.CustomResourceDefinition, log *slog.Logger) managedfields.TypeConverter {
 	return fieldmanager.DefinitionsTypeConverter("CustomResourceDefinition "+crd.Name, func() (map[string]*spec.Schema, error) {
 		models := make(map[string]*spec.Schema, len(crd.Spec.Versions))
 		for _, v := range crd.Spec.Versions {
@@ -30,5 +33,5 @@ func TypeConverter(crd *apiextensionsv1.CustomResourceDefinition) managedfields.
 			models[kapiopenapi.ModelName(gvk)] = s
 		}
 		return models, nil
-	}, crd.Spec.PreserveUnknownFields)
+	}, crd.Spec.PreserveUnknownFields, log)
 }

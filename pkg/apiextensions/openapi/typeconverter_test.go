@@ -19,7 +19,7 @@ import (
 // versions, their list-map keys, and the Scale of its scale subresource.
 func TestCustomResourcesOfACRD(t *testing.T) {
 	crd := widgetsCRD(t)
-	tc := TypeConverter(crd)
+	tc := TypeConverter(crd, nil)
 	for _, version := range []string{"v1"} {
 		gvk := schema.GroupVersionKind{Group: "example.com", Version: version, Kind: "Widget"}
 		fm, err := fieldmanager.New(fieldmanager.Config{TypeConverter: tc, Convertor: unstructuredConvertor{}, Defaulter: runtime.NewScheme(),

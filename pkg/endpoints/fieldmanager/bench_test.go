@@ -20,7 +20,7 @@ import (
 // copies, which keep the managedFields.
 func benchManagers(b *testing.B, gvk schema.GroupVersionKind) map[string]*managedfields.FieldManager {
 	b.Helper()
-	deepCopies, err := New(Config{TypeConverter: SchemeTypeConverter(scheme.Scheme), Convertor: scheme.Scheme,
+	deepCopies, err := New(Config{TypeConverter: SchemeTypeConverter(scheme.Scheme, nil), Convertor: scheme.Scheme,
 		Defaulter: scheme.Scheme, Creater: scheme.Scheme, Kind: gvk, Hub: gvk.GroupVersion()})
 	if err != nil {
 		b.Fatal(err)

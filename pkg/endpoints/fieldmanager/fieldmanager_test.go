@@ -50,7 +50,7 @@ func TestManagerName(t *testing.T) {
 func newBuiltinManager(t testing.TB, gvk schema.GroupVersionKind, subresource string, reset map[fieldpath.APIVersion]*fieldpath.Set) *managedfields.FieldManager {
 	t.Helper()
 	fm, err := New(Config{
-		TypeConverter: SchemeTypeConverter(scheme.Scheme),
+		TypeConverter: SchemeTypeConverter(scheme.Scheme, nil),
 		Convertor:     scheme.Scheme,
 		Defaulter:     scheme.Scheme,
 		Creater:       scheme.Scheme,
@@ -314,7 +314,7 @@ func TestResetFieldsAreNotOwned(t *testing.T) {
 func TestManagedFieldsOfAKindStoredInAnotherGroup(t *testing.T) {
 	gvk := schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"}
 	fm, err := New(Config{
-		TypeConverter: SchemeTypeConverter(scheme.Scheme),
+		TypeConverter: SchemeTypeConverter(scheme.Scheme, nil),
 		Convertor:     scheme.Scheme, Defaulter: scheme.Scheme, Creater: scheme.Scheme, Typer: scheme.Scheme,
 		Kind: gvk, Hub: corev1.SchemeGroupVersion,
 	})

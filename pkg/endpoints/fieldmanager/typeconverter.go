@@ -23,12 +23,14 @@ var schemeConverters sync.Map // *runtime.Scheme -> *lazyTypeConverter
 // list and map markers of k8s.io/api (containers merge by name, ports by
 // port and protocol, ...). It is built once per scheme, when first used:
 // a server that never writes does not pay for it at start-up. The scheme
-// must be complete by then.
-func SchemeTypeConverter(s *runtime.Scheme) managedfields.TypeConverter {
+// must be complete by then. A failure to build it, a bug in the scheme's
+// OpenAPI definitions, is logged to the log of the first call for the
+// scheme (nil discards it).
+func SchemeTypeConverter(s *runtime.Scheme, log *slog.Logger) managedfields.TypeConverter {
 	if tc, ok := schemeConverters.Load(s); ok {
 		return tc.(*lazyTypeConverter)
 	}
-	tc, _ := schemeConverters.LoadOrStore(s, newLazyTypeConverter(func() (managedfields.TypeConverter, error) {
+	tc, _ := schemeConverters.LoadOrStore(s, newLazyTypeConverter(log, func() (managedfields.TypeConverter, error) {
 		defs, err := openapi.Definitions(s, schemeObjects(s)...)
 		if err != nil {
 			return nil, err
@@ -65,8 +67,11 @@ func schemeObjects(s *runtime.Scheme) []runtime.Object {
 //
 // The definitions come from the caller so that this package, on the
 // request path of every server, does not depend on any one of them.
-func DefinitionsTypeConverter(name string, models func() (map[string]*spec.Schema, error), preserveUnknownFields bool) managedfields.TypeConverter {
-	return newLazyTypeConverter(func() (managedfields.TypeConverter, error) {
+//
+// Definitions the converter cannot take are logged to log (nil discards
+// them).
+func DefinitionsTypeConverter(name string, models func() (map[string]*spec.Schema, error), preserveUnknownFields bool, log *slog.Logger) managedfields.TypeConverter {
+	return newLazyTypeConverter(log, func() (managedfields.TypeConverter, error) {
 		static, err := staticDefinitions()
 		if err != nil {
 			return nil, err
@@ -109,20 +114,24 @@ type lazyTypeConverter struct {
 	once  sync.Once
 	build func() (managedfields.TypeConverter, error)
 	tc    managedfields.TypeConverter
+	log   *slog.Logger
 }
 
-func newLazyTypeConverter(build func() (managedfields.TypeConverter, error)) *lazyTypeConverter {
-	return &lazyTypeConverter{build: build}
+func newLazyTypeConverter(log *slog.Logger, build func() (managedfields.TypeConverter, error)) *lazyTypeConverter {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &lazyTypeConverter{build: build, log: log}
 }
 
 func (l *lazyTypeConverter) get() managedfields.TypeConverter {
 	l.once.Do(func() {
 		tc, err := l.build()
 		if err != nil {
-			slog.Default().Error("building the type converter of server-side apply; lists and maps will be atomic", "err", err)
+			l.log.Error("building the type converter of server-side apply; lists and maps will be atomic", "err", err)
 			tc = managedfields.NewDeducedTypeConverter()
 		}
-		l.tc, l.build = tc, nil
+		l.tc, l.build, l.log = tc, nil, nil
 	})
 	return l.tc
 }

@@ -123,7 +123,7 @@ func (breakManagedFields) Validate(context.Context, *admission.Attributes) error
 func TestAdmissionCannotBreakManagedFields(t *testing.T) {
 	gvk := corev1.SchemeGroupVersion.WithKind("ConfigMap")
 	fm, err := fieldmanager.New(fieldmanager.Config{
-		TypeConverter: fieldmanager.SchemeTypeConverter(scheme.Scheme), Convertor: scheme.Scheme, Defaulter: scheme.Scheme,
+		TypeConverter: fieldmanager.SchemeTypeConverter(scheme.Scheme, nil), Convertor: scheme.Scheme, Defaulter: scheme.Scheme,
 		Creater: scheme.Scheme, Typer: scheme.Scheme, Kind: gvk, Hub: gvk.GroupVersion(),
 	})
 	if err != nil {

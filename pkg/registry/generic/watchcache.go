@@ -2,6 +2,7 @@ package generic
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 
@@ -24,6 +25,8 @@ type WatchCacheConfig struct {
 	// from etcd alone; every other size is the initial capacity of a
 	// window that sizes itself.
 	Sizes map[schema.GroupResource]int
+	// Logger receives what the caches' reflectors log; nil discards it.
+	Logger *slog.Logger
 }
 
 // DefaultWatchCacheSizes are kube-apiserver's own per-resource sizes:
@@ -75,6 +78,7 @@ func (w *WatchCaches) Decorate(s storage.Interface, res ResourceStorageConfig) (
 		GetAttrs:       res.GetAttrs,
 		IndexedFields:  res.IndexedFields,
 		Capacity:       size,
+		Logger:         w.cfg.Logger,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("watch cache of %s: %w", res.Resource, err)

@@ -42,14 +42,14 @@ const frontProxyExtraPrefix = "X-Remote-Extra-"
 // the filter closes the HTTP/2 connection after a request that failed to
 // authenticate or was anonymous.
 //
-// A nil logger means slog.Default(). auth must not be nil: a server
+// A nil logger discards the log. auth must not be nil: a server
 // without authentication uses an authenticator that accepts everyone.
 func WithAuthentication(handler http.Handler, auth authenticator.Request, apiAudiences []string, logger *slog.Logger) http.Handler {
 	if auth == nil {
 		panic("filters.WithAuthentication: nil authenticator")
 	}
 	if logger == nil {
-		logger = slog.Default()
+		logger = slog.New(slog.DiscardHandler)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		resp, ok, err := auth.AuthenticateRequest(r)

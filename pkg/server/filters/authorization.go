@@ -28,14 +28,14 @@ import (
 // An authorizer that fails without allowing yields a 500: the request
 // might have been allowed, so a 403 would mislead.
 //
-// A nil logger means slog.Default(). a must not be nil: a server without
+// A nil logger discards the log. a must not be nil: a server without
 // authorization uses an authorizer that allows everything.
 func WithAuthorization(handler http.Handler, a authorizer.Authorizer, logger *slog.Logger) http.Handler {
 	if a == nil {
 		panic("filters.WithAuthorization: nil authorizer")
 	}
 	if logger == nil {
-		logger = slog.Default()
+		logger = slog.New(slog.DiscardHandler)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()

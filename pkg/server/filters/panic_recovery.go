@@ -25,10 +25,10 @@ var errPanicked = errors.New("This request caused apiserver to panic. Look in th
 // abort its response without logging (the timeout filter does this): it
 // is passed on untouched.
 //
-// A nil logger means slog.Default().
+// A nil logger discards the log.
 func WithPanicRecovery(handler http.Handler, logger *slog.Logger) http.Handler {
 	if logger == nil {
-		logger = slog.Default()
+		logger = slog.New(slog.DiscardHandler)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d := &writerDelegate{ResponseWriter: w}

@@ -43,13 +43,13 @@ import (
 // timeout is logged. m, which may be nil, gets
 // apiserver_request_terminations_total with code 504.
 //
-// A nil logger means slog.Default().
+// A nil logger discards the log.
 func WithTimeout(handler http.Handler, longRunning request.LongRunningCheck, defaultTimeout time.Duration, m *metrics.Registry, logger *slog.Logger) http.Handler {
 	if defaultTimeout <= 0 {
 		return handler
 	}
 	if logger == nil {
-		logger = slog.Default()
+		logger = slog.New(slog.DiscardHandler)
 	}
 	return &timeoutHandler{
 		handler:        handler,

@@ -96,6 +96,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strconv"
 	"strings"
@@ -188,6 +189,9 @@ type Config struct {
 	// RetryInterval is the pause after a failed list or watch of Storage.
 	// 0 means DefaultRetryInterval.
 	RetryInterval time.Duration
+	// Logger receives the failures of the reflector's lists and watches,
+	// which it retries; nil discards them.
+	Logger *slog.Logger
 }
 
 // progressRequester is implemented by storages whose watches can be asked
@@ -275,6 +279,9 @@ func New(cfg Config) (*Cacher, error) {
 	}
 	if cfg.RetryInterval <= 0 {
 		cfg.RetryInterval = DefaultRetryInterval
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	prefix := "/" + strings.Trim(cfg.ResourcePrefix, "/")
 	cfg.ResourcePrefix = prefix

@@ -3,7 +3,6 @@ package cacher
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -27,7 +26,7 @@ func (c *Cacher) reflect() {
 		if needList {
 			if err := c.list(); err != nil {
 				if c.ctx.Err() == nil {
-					slog.Warn("watch cache: list failed", "resource", c.cfg.ResourcePrefix, "err", err)
+					c.cfg.Logger.Warn("watch cache: list failed", "resource", c.cfg.ResourcePrefix, "err", err)
 				}
 				c.pause()
 				continue
@@ -39,7 +38,7 @@ func (c *Cacher) reflect() {
 		case expired:
 			needList = true
 		case err != nil && c.ctx.Err() == nil:
-			slog.Warn("watch cache: watch failed", "resource", c.cfg.ResourcePrefix, "err", err)
+			c.cfg.Logger.Warn("watch cache: watch failed", "resource", c.cfg.ResourcePrefix, "err", err)
 			c.pause()
 		}
 	}

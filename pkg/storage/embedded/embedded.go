@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -41,10 +42,15 @@ type Config struct {
 	// that data.
 	DataDir string
 
-	// LogLevel is the level of etcd's own log, written to stderr as JSON:
+	// LogLevel is the lowest level of etcd's own log that reaches Logger:
 	// "debug", "info", "warn" or "error". Empty means "error": etcd is
 	// chatty at info level and kapi has its own log.
 	LogLevel string
+
+	// Logger receives etcd's log (etcd logs through zap; each entry
+	// becomes one record of Logger, fields as attributes). Nil discards
+	// it.
+	Logger *slog.Logger
 
 	// ClientURL, if set, also serves the etcd client API there, for
 	// etcdctl and other debugging tools; kapi itself never uses it. It
@@ -201,7 +207,7 @@ func etcdConfig(cfg Config, closing *atomic.Bool) (*embed.Config, error) {
 	if level == "" {
 		level = "error"
 	}
-	lg, err := newLogger(level, closing)
+	lg, err := newLogger(cfg.Logger, level, closing)
 	if err != nil {
 		return nil, err
 	}

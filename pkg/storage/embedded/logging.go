@@ -1,34 +1,91 @@
 package embedded
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 
-	"go.etcd.io/etcd/client/pkg/v3/logutil"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
 
-// newLogger returns etcd's usual JSON logger on stderr at the given level,
-// minus the messages etcd logs as errors when nothing is wrong. closing is
-// set when the server is being closed.
-func newLogger(level string, closing *atomic.Bool) (*zap.Logger, error) {
+// newLogger returns the zap logger etcd is given: its entries at level
+// and above go to log (nil discards them), minus the messages etcd logs as
+// errors when nothing is wrong. closing is set when the server is being
+// closed.
+func newLogger(log *slog.Logger, level string, closing *atomic.Bool) (*zap.Logger, error) {
 	lvl, err := zapcore.ParseLevel(level)
 	if err != nil {
 		return nil, fmt.Errorf("embedded etcd: log level: %w", err)
 	}
-	cfg := logutil.DefaultZapLoggerConfig
-	cfg.Level = zap.NewAtomicLevelAt(lvl)
-	cfg.OutputPaths = []string{"stderr"}
-	cfg.ErrorOutputPaths = []string{"stderr"}
-	// Sampling would sit between the filter and the output and decide in
-	// Check, which the filter bypasses; at the levels used here (warn and
-	// error by default) there is nothing to sample anyway.
-	cfg.Sampling = nil
-	return cfg.Build(zap.WrapCore(func(c zapcore.Core) zapcore.Core {
-		return benignErrorFilter{Core: c, closing: closing}
-	}))
+	if log == nil {
+		return zap.NewNop(), nil
+	}
+	core := slogCore{handler: log.Handler(), level: lvl}
+	return zap.New(benignErrorFilter{Core: core, closing: closing}), nil
+}
+
+// slogCore is a zapcore.Core that writes each entry as a record of a slog
+// handler, so that etcd's log goes where kapi's goes, in kapi's format.
+type slogCore struct {
+	handler slog.Handler
+	level   zapcore.Level
+}
+
+func (c slogCore) Enabled(l zapcore.Level) bool {
+	return l >= c.level && c.handler.Enabled(context.Background(), slogLevel(l))
+}
+
+func (c slogCore) With(fields []zapcore.Field) zapcore.Core {
+	return slogCore{handler: c.handler.WithAttrs(attrs(fields)), level: c.level}
+}
+
+func (c slogCore) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if c.Enabled(e.Level) {
+		return ce.AddCore(e, c)
+	}
+	return ce
+}
+
+func (c slogCore) Write(e zapcore.Entry, fields []zapcore.Field) error {
+	r := slog.NewRecord(e.Time, slogLevel(e.Level), e.Message, 0)
+	if e.LoggerName != "" {
+		r.AddAttrs(slog.String("logger", e.LoggerName))
+	}
+	r.AddAttrs(attrs(fields)...)
+	return c.handler.Handle(context.Background(), r)
+}
+
+func (slogCore) Sync() error { return nil }
+
+// slogLevel maps zap's levels onto slog's; zap's panic and fatal levels
+// are errors (etcd panics or exits itself after logging them).
+func slogLevel(l zapcore.Level) slog.Level {
+	switch {
+	case l < zapcore.InfoLevel:
+		return slog.LevelDebug
+	case l < zapcore.WarnLevel:
+		return slog.LevelInfo
+	case l < zapcore.ErrorLevel:
+		return slog.LevelWarn
+	default:
+		return slog.LevelError
+	}
+}
+
+// attrs turns zap fields into slog attributes, in the fields' order.
+func attrs(fields []zapcore.Field) []slog.Attr {
+	out := make([]slog.Attr, 0, len(fields))
+	for _, f := range fields {
+		enc := zapcore.NewMapObjectEncoder()
+		f.AddTo(enc)
+		for k, v := range enc.Fields {
+			out = append(out, slog.Any(k, v))
+		}
+	}
+	return out
 }
 
 // benignErrors are the (message, error) pairs that etcd logs at error level

@@ -29,7 +29,8 @@ const DefaultCompactionInterval = 5 * time.Minute
 // succeeds only for the compactor that saw the latest count, and the
 // others adopt the new count and retry an interval later. When the
 // compactor in charge stops, another takes over within two intervals.
-func RunCompactor(ctx context.Context, client *clientv3.Client, interval time.Duration) {
+// Failed rounds are logged to log.
+func RunCompactor(ctx context.Context, client *clientv3.Client, interval time.Duration, log *slog.Logger) {
 	var c compactor
 	timer := time.NewTimer(interval)
 	defer timer.Stop()
@@ -40,7 +41,7 @@ func RunCompactor(ctx context.Context, client *clientv3.Client, interval time.Du
 		case <-timer.C:
 		}
 		if err := c.round(ctx, client); err != nil && ctx.Err() == nil {
-			slog.Warn("etcd compaction failed", "endpoints", client.Endpoints(), "err", err)
+			log.Warn("etcd compaction failed", "endpoints", client.Endpoints(), "err", err)
 		}
 		timer.Reset(interval)
 	}

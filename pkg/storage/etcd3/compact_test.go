@@ -3,6 +3,7 @@ package etcd3
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -79,7 +80,7 @@ func TestRunCompactorStopsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		RunCompactor(ctx, s.Client(), time.Millisecond)
+		RunCompactor(ctx, s.Client(), time.Millisecond, slog.New(slog.DiscardHandler))
 		close(done)
 	}()
 	cancel()

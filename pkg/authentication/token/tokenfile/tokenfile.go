@@ -45,7 +45,12 @@ func New(tokens map[string]*user.DefaultInfo) *TokenAuthenticator {
 //     yields the single group "". Fields after the 4th are ignored.
 //
 // There is no comment syntax: a "#" line is an ordinary record.
-func NewCSV(path string) (*TokenAuthenticator, error) {
+//
+// The warnings go to log; nil discards them.
+func NewCSV(path string, log *slog.Logger) (*TokenAuthenticator, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -70,11 +75,11 @@ func NewCSV(path string) (*TokenAuthenticator, error) {
 		}
 		token := record[0]
 		if token == "" {
-			slog.Warn("Empty token in token file, record skipped", "file", path, "record", recordNum)
+			log.Warn("Empty token in token file, record skipped", "file", path, "record", recordNum)
 			continue
 		}
 		if _, dup := tokens[token]; dup {
-			slog.Warn("Duplicate token in token file, the later record wins", "file", path, "record", recordNum)
+			log.Warn("Duplicate token in token file, the later record wins", "file", path, "record", recordNum)
 		}
 		info := &user.DefaultInfo{Name: record[1], UID: record[2]}
 		if len(record) >= 4 {

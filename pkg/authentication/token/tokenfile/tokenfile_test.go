@@ -1,6 +1,8 @@
 package tokenfile
 
 import (
+	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,6 +22,7 @@ func writeFile(t *testing.T, contents string) string {
 }
 
 func TestNewCSVReadsRecords(t *testing.T) {
+	var logged bytes.Buffer
 	a, err := NewCSV(writeFile(t, `
 token1,user1,uid1
 token2,user2,uid2,"group1,group2"
@@ -30,9 +33,16 @@ token5,user5,uid5,
 ,nobody,uid6
 token7,first,uid7
 token7,second,uid7b
-`))
+`), slog.New(slog.NewTextHandler(&logged, nil)))
 	if err != nil {
 		t.Fatalf("NewCSV: %v", err)
+	}
+	// The skipped and the overridden record are reported to the logger
+	// the caller gave, by record number (blank lines are not records).
+	for _, want := range []string{`msg="Empty token in token file, record skipped"`, "record=6", `msg="Duplicate token in token file, the later record wins"`, "record=8"} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("log %q lacks %s", logged.String(), want)
+		}
 	}
 
 	tests := []struct {
@@ -98,7 +108,7 @@ func TestNewCSVRejectsMalformedFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeFile(t, tt.contents)
-			_, err := NewCSV(path)
+			_, err := NewCSV(path, nil)
 			if err == nil {
 				t.Fatal("NewCSV succeeded, want error")
 			}
@@ -110,13 +120,13 @@ func TestNewCSVRejectsMalformedFiles(t *testing.T) {
 }
 
 func TestNewCSVMissingFile(t *testing.T) {
-	if _, err := NewCSV(filepath.Join(t.TempDir(), "absent.csv")); !os.IsNotExist(err) {
+	if _, err := NewCSV(filepath.Join(t.TempDir(), "absent.csv"), nil); !os.IsNotExist(err) {
 		t.Errorf("err = %v, want a not-exist error", err)
 	}
 }
 
 func TestEmptyFileAuthenticatesNobody(t *testing.T) {
-	a, err := NewCSV(writeFile(t, "\n\n"))
+	a, err := NewCSV(writeFile(t, "\n\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

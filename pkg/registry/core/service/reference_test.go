@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kapi-dev/kapi/internal/required"
@@ -25,7 +26,7 @@ func readReference(t *testing.T, name string) []byte {
 // refused with its messages.
 func TestServicesMatchKubeAPIServer(t *testing.T) {
 	clusterIPIn := readReference(t, "defaulting/service-clusterip.input.json")
-	srv := testserver.Start(t, testserver.Options{Flags: []string{"--service-node-port-range=31000-31099"}})
+	srv := testserver.Start(t, testserver.Options{ServiceNodePortRange: utilnet.PortRange{Base: 31000, Size: 100}})
 	client := kubernetes.NewForConfigOrDie(srv.ClientConfig)
 	ctx := context.Background()
 	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "defaulting"}}, metav1.CreateOptions{}); err != nil {

@@ -1,4 +1,4 @@
-package cmd
+package app
 
 import (
 	"encoding/json"
@@ -25,7 +25,7 @@ var Version = version.Info{
 
 // installSystemEndpoints serves on the outermost server what is not an
 // API group: discovery, /version, /metrics and /debug/pprof.
-func installSystemEndpoints(s *server.GenericAPIServer, o *Options, advertise string) *metrics.Registry {
+func installSystemEndpoints(s *server.GenericAPIServer, profiling bool, advertise string) *metrics.Registry {
 	d := &discovery.Handler{Registry: s.Discovery(), ServerAddress: advertise}
 	s.InstallDiscovery(d)
 
@@ -49,7 +49,7 @@ func installSystemEndpoints(s *server.GenericAPIServer, o *Options, advertise st
 	reg := metrics.NewRegistry()
 	s.Handle("/metrics", reg.Handler())
 
-	if o.Profiling {
+	if profiling {
 		s.Handle("/debug/pprof/", http.HandlerFunc(pprof.Index))
 		s.Handle("/debug/pprof/profile", http.HandlerFunc(pprof.Profile))
 		s.Handle("/debug/pprof/symbol", http.HandlerFunc(pprof.Symbol))

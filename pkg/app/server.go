@@ -1,4 +1,4 @@
-package cmd
+package app
 
 import (
 	"bytes"
@@ -14,14 +14,18 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions"
+	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/certs"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
@@ -37,153 +41,197 @@ import (
 
 // Server is a configured, not yet running kapi.
 type Server struct {
-	Options  *Options
-	Prepared *server.Prepared
-	// Kubeconfig is the admin kubeconfig written to the data dir, when
-	// kapi generated its certificates.
-	Kubeconfig string
 	// URL is where kapi serves.
 	URL string
+	// Kubeconfig is the admin kubeconfig kapi wrote to its data dir.
+	Kubeconfig string
 
-	listener net.Listener
+	prepared *server.Prepared
 	closers  []func() error
-	log      *slog.Logger
 }
 
-// NewServer builds kapi from its options: certificates, storage, the
-// delegation chain and the filter chain, and binds the secure port.
-func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, err error) {
-	if errs := o.Validate(); len(errs) > 0 {
-		return nil, errors.Join(errs...)
+// New builds kapi from c and binds its secure port. What it builds is
+// released by Run when it returns, or by New itself when it fails.
+//
+// The order is the order of the dependencies: the serving address and
+// certificates, then the loopback client (which needs both) and its
+// informers, storage, authentication and authorization, the admission
+// chain (which reads namespaces through the informers), and last the
+// servers of the delegation chain, innermost first, each handed all it
+// needs.
+func New(ctx context.Context, c *Config) (srv *Server, err error) {
+	s := &Server{}
+	if c.Listener != nil {
+		s.closers = append(s.closers, c.Listener.Close)
 	}
-	s := &Server{Options: o, log: log}
 	defer func() {
 		if err != nil {
 			s.close()
 		}
 	}()
-	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	log := c.Logger
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("--data-dir: %w", err)
 	}
 
-	_, serviceNet, _ := net.ParseCIDR(o.ServiceClusterIPRange)
-	nodePortLow, nodePortHigh, _ := ParsePortRange(o.ServiceNodePortRange)
-	ln := o.Listener
+	ln := c.Listener
 	if ln == nil {
-		if ln, err = net.Listen("tcp", net.JoinHostPort(o.BindAddress.String(), strconv.Itoa(o.SecurePort))); err != nil {
+		if ln, err = net.Listen("tcp", net.JoinHostPort(c.BindAddress.String(), strconv.Itoa(c.SecurePort))); err != nil {
 			return nil, fmt.Errorf("--secure-port: %w", err)
 		}
+		s.closers = append(s.closers, ln.Close)
 	}
-	s.listener = ln
-	s.closers = append(s.closers, ln.Close)
 	port := ln.Addr().(*net.TCPAddr).Port
-	host := o.BindAddress.String()
-	if o.BindAddress.IsUnspecified() {
+	host := c.BindAddress.String()
+	if c.BindAddress.IsUnspecified() {
 		host = "127.0.0.1"
 	}
 	s.URL = "https://" + net.JoinHostPort(host, strconv.Itoa(port))
+	public := publicAddress(c)
 
-	tlsConfig, caPool, caPEM, err := s.servingTLS(serviceNet, port)
+	tlsConfig, caPool, caPEM, err := s.servingTLS(c, public, log)
 	if err != nil {
 		return nil, err
 	}
 
-	client, err := s.startStorage(ctx)
-	if err != nil {
-		return nil, err
-	}
-	// The caches watch through client: they stop before it closes.
-	watchCaches := generic.NewWatchCaches(o.WatchCacheConfig())
-	s.closers = append(s.closers, func() error { watchCaches.Stop(); return nil })
-	// Without compaction etcd keeps every revision until it runs out of
-	// space. The compactor takes turns with other servers of the same
-	// etcd, kube-apiserver included.
-	if o.EtcdCompactionInterval > 0 {
-		compactCtx, stopCompactor := context.WithCancel(context.Background())
-		s.closers = append(s.closers, func() error { stopCompactor(); return nil })
-		go etcd3.RunCompactor(compactCtx, client, o.EtcdCompactionInterval)
-	}
-
+	// The loopback client lets the server's own controllers and informers
+	// call it as a privileged user; its informers start once it serves.
 	loopbackToken, err := randomToken()
 	if err != nil {
 		return nil, err
 	}
-	authn, err := buildAuthentication(o, caPool, loopbackToken)
+	loopback := server.LoopbackConfig{Host: s.URL, BearerToken: loopbackToken, CAData: caPEM, ServerName: loopbackServerName}
+	loopbackClient, err := kubernetes.NewForConfig(loopback.RESTConfig())
+	if err != nil {
+		return nil, fmt.Errorf("loopback client: %w", err)
+	}
+	sharedInformers := informers.NewSharedInformerFactory(loopbackClient, 0)
+
+	client, err := s.startStorage(ctx, c, log)
 	if err != nil {
 		return nil, err
 	}
-	authz, err := buildAuthorization(o)
-	if err != nil {
-		return nil, err
+	// The caches watch through client: they stop before it closes.
+	watchCacheConfig := c.WatchCache
+	watchCacheConfig.Logger = log.With("component", "watch-cache")
+	watchCaches := generic.NewWatchCaches(watchCacheConfig)
+	s.closers = append(s.closers, func() error { watchCaches.Stop(); return nil })
+	// Without compaction etcd keeps every revision until it runs out of
+	// space. The compactor takes turns with other servers of the same
+	// etcd, kube-apiserver included.
+	if c.Etcd.CompactionInterval > 0 {
+		compactCtx, stopCompactor := context.WithCancel(context.Background())
+		s.closers = append(s.closers, func() error { stopCompactor(); return nil })
+		go etcd3.RunCompactor(compactCtx, client, c.Etcd.CompactionInterval, log.With("component", "etcd-compactor"))
 	}
 
-	runtimeConfig, _ := controlplane.ParseRuntimeConfig(o.RuntimeConfig) // validated above
+	authn, err := buildAuthentication(c, caPool, loopbackToken, log)
+	if err != nil {
+		return nil, err
+	}
+	authz, err := authorization.New(c.AuthorizationMode)
+	if err != nil {
+		return nil, fmt.Errorf("--authorization-mode: %w", err)
+	}
+	admit := buildAdmission(loopbackClient, sharedInformers)
+
 	disc := discovery.NewRegistry()
 	openAPIService := openapi.NewService(openapi.Config{
 		Info:   openapi.Info{Title: "Kubernetes", Version: Version.GitVersion},
 		Scheme: scheme.Scheme,
 	})
 	openAPI := server.NewOpenAPIResources(openAPIService)
-	storageBackend := &storagebackend.Factory{Client: client, Prefix: o.EtcdPrefix}
+	storageBackend := &storagebackend.Factory{Client: client, Prefix: c.Etcd.Prefix}
 	restOptions := generic.RESTOptions{
 		StorageFactory: storageBackend,
 		Decorator:      watchCaches.Decorate,
 		TableConvertor: printers.New(),
 	}
-	sharedAdmission := &admission.Deferred{}
+
 	apiextensionsServer, err := apiextensions.New(apiextensions.Config{
 		RESTOptions:         restOptions,
 		Storage:             storageBackend,
-		Admission:           sharedAdmission,
-		MinRequestTimeout:   time.Duration(o.MinRequestTimeout) * time.Second,
-		MaxRequestBodyBytes: o.MaxRequestBodyBytes,
+		Admission:           admit,
+		MinRequestTimeout:   c.MinRequestTimeout,
+		MaxRequestBodyBytes: c.MaxRequestBodyBytes,
 		OpenAPI:             openAPI,
-		Logger:              log,
-		BuiltinResource:     builtinResource(disc),
+		Logger:              log.With("component", "apiextensions"),
+		// A CRD may not take the name of a resource the chain serves.
+		BuiltinResource: disc.HasResource,
 	}, server.NotFoundServer{}, disc)
 	if err != nil {
 		return nil, err
 	}
 	kube, err := controlplane.New(controlplane.Config{
 		RESTOptions:           restOptions,
-		SharedAdmission:       sharedAdmission,
-		ServiceClusterIPRange: serviceNet,
-		ServiceNodePortRange:  utilnet.PortRange{Base: nodePortLow, Size: nodePortHigh - nodePortLow + 1},
+		Admission:             admit,
+		Logger:                log.With("component", "kube"),
+		ServiceClusterIPRange: c.ServiceClusterIPRange,
+		ServiceNodePortRange:  c.ServiceNodePortRange,
 		OpenAPI:               openAPI,
-		RuntimeConfig:         runtimeConfig,
+		RuntimeConfig:         c.RuntimeConfig,
 		SecurePort:            port,
-		PublicAddress:         s.publicAddress(),
-		MinRequestTimeout:     time.Duration(o.MinRequestTimeout) * time.Second,
-		MaxRequestBodyBytes:   o.MaxRequestBodyBytes,
+		PublicAddress:         public,
+		MinRequestTimeout:     c.MinRequestTimeout,
+		MaxRequestBodyBytes:   c.MaxRequestBodyBytes,
 	}, apiextensionsServer, disc)
 	if err != nil {
 		return nil, err
 	}
 	kube.AddHealthChecks(healthz.ContextCheck("etcd", etcd3.HealthCheck(client)))
 	aggregator := server.New("aggregator", kube, disc)
-	metricsRegistry := installSystemEndpoints(aggregator, o, s.advertiseAddress(port))
+	// The admission chain reads namespaces from the informers: the server
+	// is ready once they have synced.
+	aggregator.AddPostStartHook("generic-apiserver-start-informers", func(ctx server.PostStartHookContext) error {
+		sharedInformers.Start(ctx.Done())
+		for typ, synced := range sharedInformers.WaitForCacheSync(ctx.Done()) {
+			if !synced && ctx.Err() == nil {
+				return fmt.Errorf("the informer of %v did not sync", typ)
+			}
+		}
+		return nil
+	})
+	metricsRegistry := installSystemEndpoints(aggregator, c.Profiling, net.JoinHostPort(public.String(), strconv.Itoa(port)))
 	aggregator.Handle("/openapi/", openAPIService)
 
 	prepared, err := aggregator.PrepareRun(server.ServingConfig{
 		Listener:                     ln,
 		TLS:                          tlsConfig,
-		BuildHandlerChain:            handlerChain(o, authn, authz, metricsRegistry, log),
-		ShutdownDelayDuration:        o.ShutdownDelayDuration,
-		HTTP2MaxStreamsPerConnection: o.HTTP2MaxStreamsPerConnection,
-		Loopback:                     server.LoopbackConfig{Host: s.URL, BearerToken: loopbackToken, CAData: caPEM, ServerName: loopbackServerName},
+		BuildHandlerChain:            handlerChain(c, authn, authz, metricsRegistry, log),
+		ShutdownDelayDuration:        c.ShutdownDelayDuration,
+		HTTP2MaxStreamsPerConnection: c.HTTP2MaxStreamsPerConnection,
+		Loopback:                     loopback,
 		Logger:                       log,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.Prepared = prepared
+	s.prepared = prepared
 	return s, nil
 }
 
-// Run serves until ctx is done, then shuts down and closes storage.
+// buildAdmission is the admission chain every server of the delegation
+// chain runs: NamespaceLifecycle, reading namespaces from the informers
+// and, when the cache cannot tell, through the loopback client.
+func buildAdmission(client kubernetes.Interface, factory informers.SharedInformerFactory) admission.Interface {
+	namespaces := factory.Core().V1().Namespaces()
+	return admission.Chain{
+		lifecycle.New(lifecycle.Config{
+			Lister:    namespaces.Lister(),
+			HasSynced: namespaces.Informer().HasSynced,
+			Live:      client.CoreV1().Namespaces(),
+			Immortal:  []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic},
+		}),
+	}
+}
+
+// Run serves until ctx is done, then shuts down and releases everything
+// New built: storage last.
 func (s *Server) Run(ctx context.Context) error {
-	err := s.Prepared.Run(ctx)
-	s.listener = nil
+	err := s.prepared.Run(ctx)
 	if cerr := s.close(); err == nil {
 		err = cerr
 	}
@@ -205,19 +253,14 @@ func (s *Server) close() error {
 // as kube-apiserver does: --advertise-address, else --bind-address unless
 // it is loopback or unspecified, else the address of the host's default
 // route, so that in-cluster clients can reach it.
-func (s *Server) publicAddress() net.IP {
-	if ip := s.Options.AdvertiseAddress; ip != nil && !ip.IsUnspecified() {
+func publicAddress(c *Config) net.IP {
+	if ip := c.AdvertiseAddress; ip != nil && !ip.IsUnspecified() {
 		return ip
 	}
-	if ip, err := utilnet.ResolveBindAddress(s.Options.BindAddress); err == nil {
+	if ip, err := utilnet.ResolveBindAddress(c.BindAddress); err == nil {
 		return ip
 	}
 	return net.ParseIP("127.0.0.1")
-}
-
-// advertiseAddress is what discovery tells clients to use.
-func (s *Server) advertiseAddress(port int) string {
-	return net.JoinHostPort(s.publicAddress().String(), strconv.Itoa(port))
 }
 
 // loopbackServerName is the TLS server name in-process clients ask for.
@@ -231,15 +274,14 @@ const loopbackServerName = "apiserver-loopback-client"
 // <data-dir>/pki and is generated on the first start; a certificate given
 // by --tls-cert-file, or found as apiserver.crt/apiserver.key in --cert-dir
 // as kube-apiserver looks for it, is served instead.
-func (s *Server) servingTLS(serviceNet *net.IPNet, port int) (*tls.Config, *x509.CertPool, []byte, error) {
-	o := s.Options
-	serviceIP := firstIP(serviceNet)
+func (s *Server) servingTLS(o *Config, public net.IP, log *slog.Logger) (*tls.Config, *x509.CertPool, []byte, error) {
+	serviceIP := firstIP(o.ServiceClusterIPRange)
 	// The address advertised to the cluster must verify too.
-	extra := []string{s.publicAddress().String(), loopbackServerName}
+	extra := []string{public.String(), loopbackServerName}
 	if ip := o.BindAddress; ip != nil && !ip.IsUnspecified() {
 		extra = append(extra, ip.String())
 	}
-	bundle, err := certs.EnsureBootstrap(filepath.Join(o.DataDir, "pki"), certs.Options{ExtraSANs: extra, ServiceIP: serviceIP, ServerURL: s.URL})
+	bundle, err := certs.EnsureBootstrap(filepath.Join(o.DataDir, "pki"), certs.Options{ExtraSANs: extra, ServiceIP: serviceIP, ServerURL: s.URL, Logger: log.With("component", "certs")})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--data-dir: %w", err)
 	}
@@ -291,11 +333,10 @@ func (s *Server) servingTLS(serviceNet *net.IPNet, port int) (*tls.Config, *x509
 }
 
 // startStorage connects to --etcd-servers or starts the embedded etcd.
-func (s *Server) startStorage(ctx context.Context) (*clientv3.Client, error) {
-	o := s.Options
-	if len(o.EtcdServers) > 0 {
+func (s *Server) startStorage(ctx context.Context, o *Config, log *slog.Logger) (*clientv3.Client, error) {
+	if len(o.Etcd.Servers) > 0 {
 		client, err := etcd3.NewClient(etcd3.ClientConfig{
-			Servers: o.EtcdServers, CAFile: o.EtcdCAFile, CertFile: o.EtcdCertFile, KeyFile: o.EtcdKeyFile,
+			Servers: o.Etcd.Servers, CAFile: o.Etcd.CAFile, CertFile: o.Etcd.CertFile, KeyFile: o.Etcd.KeyFile,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("--etcd-servers: %w", err)
@@ -303,7 +344,7 @@ func (s *Server) startStorage(ctx context.Context) (*clientv3.Client, error) {
 		s.closers = append(s.closers, client.Close)
 		return client, nil
 	}
-	etcd, err := embedded.Start(ctx, embedded.Config{DataDir: filepath.Join(o.DataDir, "etcd")})
+	etcd, err := embedded.Start(ctx, embedded.Config{DataDir: filepath.Join(o.DataDir, "etcd"), Logger: log.With("component", "etcd")})
 	if err != nil {
 		return nil, fmt.Errorf("embedded etcd in --data-dir: %w", err)
 	}
@@ -351,13 +392,4 @@ func copyFile(from, to string) error {
 		return nil
 	}
 	return certs.WriteFileAtomic(to, data, 0o600)
-}
-
-// builtinResource reports whether a group served by the servers of the
-// chain (not by CRDs: those are in groups of their own) has a resource,
-// so that a CRD cannot take the name of a built-in resource.
-func builtinResource(disc *discovery.Registry) func(group, resource string) bool {
-	return func(group, resource string) bool {
-		return disc.HasResource(group, resource)
-	}
 }

@@ -1,4 +1,4 @@
-package cmd
+package app
 
 import (
 	"log/slog"
@@ -13,7 +13,7 @@ import (
 // handlerChain wraps the delegation chain in the filter chain
 // (filters.Chain, whose documentation gives the order and why). It runs
 // once in front of every server of the chain.
-func handlerChain(o *Options, authn authenticator.Request, authz authorizer.Authorizer, reg *metrics.Registry, log *slog.Logger) func(http.Handler) http.Handler {
+func handlerChain(o *Config, authn authenticator.Request, authz authorizer.Authorizer, reg *metrics.Registry, log *slog.Logger) func(http.Handler) http.Handler {
 	return filters.Chain(filters.ChainConfig{
 		Authenticator: authn, Authorizer: authz,
 		MaxRequestsInFlight: o.MaxRequestsInflight, MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInflight,

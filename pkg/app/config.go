@@ -1,0 +1,154 @@
+// Package app assembles kapi from a typed Config: certificates, storage,
+// the loopback client and its informers, authentication, authorization,
+// the admission chain, the delegation chain of servers (aggregator ->
+// kube -> apiextensions -> not found) and the filter chain in front of
+// it. It is what kube-apiserver's cmd/kube-apiserver/app is to
+// kube-apiserver: pkg/cmd turns flags into a Config, pkg/testserver builds
+// one in code, and both call New and Run.
+//
+// Everything is built in dependency order and handed down: a component
+// gets what it needs when it is made, and nothing is set on it later.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+
+	"github.com/kapi-dev/kapi/pkg/controlplane"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+)
+
+// Config is a kapi, described with typed values. NewConfig gives
+// kube-apiserver's defaults (kapi's where it has its own).
+type Config struct {
+	// DataDir holds the embedded etcd's data, kapi's generated PKI and
+	// admin.kubeconfig. It is created if missing.
+	DataDir string
+
+	// Listener, when set, is served instead of binding BindAddress and
+	// SecurePort (in-process servers bind port 0 themselves). New takes
+	// it over: it is closed when the server stops or New fails.
+	Listener    net.Listener
+	BindAddress net.IP
+	SecurePort  int
+	// AdvertiseAddress is the address in the kubernetes Endpoints and in
+	// discovery; nil means one derived from BindAddress.
+	AdvertiseAddress net.IP
+	// TLSCertFile and TLSPrivateKeyFile, or apiserver.crt/.key in
+	// CertDir, are served instead of kapi's generated certificate.
+	TLSCertFile       string
+	TLSPrivateKeyFile string
+	CertDir           string
+
+	// ClientCAFile verifies client certificates; empty means kapi's CA.
+	ClientCAFile string
+	// TokenAuthFile is a CSV of static bearer tokens.
+	TokenAuthFile string
+	// AnonymousAuth lets requests without credentials through as
+	// system:anonymous.
+	AnonymousAuth bool
+	// AuthorizationMode is the ordered list of authorizers.
+	AuthorizationMode []string
+
+	Etcd EtcdConfig
+	// WatchCache says which resources are served from a watch cache.
+	WatchCache generic.WatchCacheConfig
+
+	ServiceClusterIPRange *net.IPNet
+	ServiceNodePortRange  utilnet.PortRange
+
+	// MaxRequestsInflight and MaxMutatingRequestsInflight bound the
+	// requests served at once; 0 is no bound.
+	MaxRequestsInflight         int
+	MaxMutatingRequestsInflight int
+	RequestTimeout              time.Duration
+	MinRequestTimeout           time.Duration
+	MaxRequestBodyBytes         int64
+	ShutdownDelayDuration       time.Duration
+	// HTTP2MaxStreamsPerConnection bounds the concurrent streams of an
+	// HTTP/2 connection; zero means kube-apiserver's 100.
+	HTTP2MaxStreamsPerConnection int
+
+	// RuntimeConfig switches built-in group versions off.
+	RuntimeConfig controlplane.RuntimeConfig
+	// Profiling serves /debug/pprof.
+	Profiling bool
+
+	// Logger receives the log of every component. It is required; klog
+	// (client-go's log) is not routed to it here, because klog's logger
+	// is global: the binary does that, once, in pkg/cmd.
+	Logger *slog.Logger
+}
+
+// EtcdConfig says where the data is stored.
+type EtcdConfig struct {
+	// Servers are external etcd members; none means an embedded etcd in
+	// DataDir.
+	Servers                   []string
+	CAFile, CertFile, KeyFile string
+	// Prefix is prepended to every key (kube-apiserver's /registry).
+	Prefix string
+	// CompactionInterval is how often the revisions older than the
+	// previous round are compacted; 0 turns compaction off.
+	CompactionInterval time.Duration
+}
+
+// NewConfig returns the defaults: kube-apiserver's where kapi has the same
+// setting, kapi's zero-config choices otherwise. DataDir and Logger are
+// left for the caller.
+func NewConfig() *Config {
+	_, serviceNet, _ := net.ParseCIDR("10.96.0.0/12")
+	return &Config{
+		BindAddress:                 net.ParseIP("127.0.0.1"),
+		SecurePort:                  6443,
+		AnonymousAuth:               true,
+		AuthorizationMode:           []string{"AlwaysAllow"},
+		Etcd:                        EtcdConfig{Prefix: "/registry", CompactionInterval: 5 * time.Minute},
+		WatchCache:                  generic.WatchCacheConfig{Enabled: true, DefaultSize: 100, Sizes: generic.DefaultWatchCacheSizes()},
+		ServiceClusterIPRange:       serviceNet,
+		ServiceNodePortRange:        utilnet.PortRange{Base: 30000, Size: 2768},
+		MaxRequestsInflight:         400,
+		MaxMutatingRequestsInflight: 200,
+		RequestTimeout:              60 * time.Second,
+		MinRequestTimeout:           1800 * time.Second,
+		MaxRequestBodyBytes:         3 * 1024 * 1024,
+		RuntimeConfig:               controlplane.RuntimeConfig{},
+		Profiling:                   true,
+	}
+}
+
+// validate checks what New relies on. pkg/cmd checks the flags first and
+// names them in its errors; this catches a Config built in code.
+func (c *Config) validate() error {
+	var errs []error
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("DataDir is required"))
+	}
+	if c.Logger == nil {
+		errs = append(errs, errors.New("Logger is required"))
+	}
+	if c.Listener == nil && (c.SecurePort < 1 || c.SecurePort > 65535) {
+		errs = append(errs, fmt.Errorf("SecurePort %d must be between 1 and 65535", c.SecurePort))
+	}
+	if c.BindAddress == nil {
+		errs = append(errs, errors.New("BindAddress is required"))
+	}
+	if c.ServiceClusterIPRange == nil {
+		errs = append(errs, errors.New("ServiceClusterIPRange is required"))
+	}
+	if c.ServiceNodePortRange.Size <= 0 {
+		errs = append(errs, errors.New("ServiceNodePortRange is empty"))
+	}
+	if c.MaxRequestBodyBytes <= 0 {
+		errs = append(errs, errors.New("MaxRequestBodyBytes must be positive"))
+	}
+	if _, err := controlplane.ParseRuntimeConfig(c.RuntimeConfig); err != nil {
+		errs = append(errs, fmt.Errorf("RuntimeConfig: %w", err))
+	}
+	return errors.Join(errs...)
+}
