@@ -168,6 +168,26 @@ func TestKubectl(t *testing.T) {
 		}
 	})
 
+	t.Run("delete --dry-run=server leaves the object, whatever else the query says", func(t *testing.T) {
+		// kubectl sends dryRun in the DeleteOptions body and the request
+		// timeout in the query; the query must not replace the body.
+		p.mustKubectl(t, "", "create", "configmap", "dry")
+		for _, args := range [][]string{
+			{"delete", "configmap", "dry", "--dry-run=server"},
+			{"delete", "configmap", "dry", "--dry-run=server", "--request-timeout=45s"},
+			{"delete", "configmap", "--all", "--dry-run=server", "--request-timeout=45s"},
+		} {
+			out := p.mustKubectl(t, "", args...)
+			if !strings.Contains(out, "(server dry run)") {
+				t.Errorf("kubectl %s: %s", strings.Join(args, " "), out)
+			}
+			if out, err := p.kubectl(t, "", "get", "configmap", "dry", "-o", "name"); err != nil || strings.TrimSpace(out) != "configmap/dry" {
+				t.Fatalf("after kubectl %s: %v %s", strings.Join(args, " "), err, out)
+			}
+		}
+		p.mustKubectl(t, "", "delete", "configmap", "dry", "--request-timeout=45s")
+	})
+
 	t.Run("delete", func(t *testing.T) {
 		p.mustKubectl(t, "", "delete", "deploy", "web")
 		p.mustKubectl(t, "", "delete", "configmap", "settings")

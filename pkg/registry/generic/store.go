@@ -448,9 +448,9 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		if m.GetName() != name {
-			return nil, s.invalid(m.GetName(), field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), m.GetName(),
-				"the name of the object ("+m.GetName()+") does not match the name on the URL ("+name+")")})
+		// The key is the URL's name: the object must carry it.
+		if err := rest.CheckNameMatches(obj, name); err != nil {
+			return nil, err
 		}
 		if !exists {
 			if !s.UpdateStrategy.AllowCreateOnUpdate() && !forceAllowCreate {
