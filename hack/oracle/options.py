@@ -16,9 +16,12 @@ def delete_opts(**kw):
     return json.dumps(d)
 
 cases = []
-def case(name, objects, method, path, query="", body=None, ctype="application/json", watch=None):
-    cases.append({"name": name, "objects": objects, "request": {"method": method, "path": path, "query": query,
-                  "body": body, "contentType": ctype if body is not None else ""}, "watch": watch or [o["name"] for o in objects]})
+def case(name, objects, method, path, query="", body=None, ctype="application/json", watch=None, before=None):
+    c = {"name": name, "objects": objects, "request": {"method": method, "path": path, "query": query,
+         "body": body, "contentType": ctype if body is not None else ""}, "watch": watch or [o["name"] for o in objects]}
+    if before:
+        c["before"] = before
+    cases.append(c)
 
 X = CM + "/x"
 held = lambda: [obj("x", [HOLD])]
@@ -108,6 +111,39 @@ case("apply fieldManager and dryRun in query", plain(), "PATCH", X, "fieldManage
 case("apply fieldManager in query creates", [], "PATCH", CM + "/new", "fieldManager=probe", apply("new"), "application/apply-patch+yaml", watch=["new"])
 case("apply fieldManager and dryRun in query does not create", [], "PATCH", CM + "/new", "fieldManager=probe&dryRun=All", apply("new"), "application/apply-patch+yaml", watch=["new"])
 
+deletion_cases = []
+def deletion_matrix():
+    """propagationPolicy x the finalizers an object has x first or repeated
+    delete, and updates of an object that is being deleted."""
+    global cases
+    saved, cases = cases, []
+    for start in [[], [HOLD], ["orphan"], ["foregroundDeletion"], [HOLD, "orphan"]]:
+        for pol in [None, "Orphan", "Foreground", "Background"]:
+            for again in [False, True]:
+                body = delete_opts(propagationPolicy=pol) if pol else delete_opts()
+                before = [{"method": "DELETE", "path": X}] if again else None
+                label = ",".join(start) or "no finalizers"
+                case(f"{'repeated ' if again else ''}delete propagationPolicy={pol or 'unset'}, {label}", [obj("x", start)], "DELETE", X, "", body, before=before)
+    mp = "application/merge-patch+json"
+    for name, patch in [
+        ("add a finalizer", {"metadata": {"finalizers": [HOLD, "example.com/new"]}}),
+        ("add the orphan finalizer", {"metadata": {"finalizers": [HOLD, "orphan"]}}),
+        ("remove the last finalizer", {"metadata": {"finalizers": None}}),
+        ("change data", {"data": {"k": "changed"}}),
+        ("clear deletionTimestamp", {"metadata": {"deletionTimestamp": None}}),
+        ("move deletionTimestamp", {"metadata": {"deletionTimestamp": "2030-01-01T00:00:00Z"}}),
+        ("change deletionGracePeriodSeconds", {"metadata": {"deletionGracePeriodSeconds": 30}}),
+    ]:
+        case(f"update of a deleted object: {name}", [obj("x", [HOLD])], "PATCH", X, "", json.dumps(patch), mp, before=[{"method": "DELETE", "path": X}])
+    for name, patch in [
+        ("set deletionTimestamp", {"metadata": {"deletionTimestamp": "2030-01-01T00:00:00Z"}}),
+        ("set deletionGracePeriodSeconds", {"metadata": {"deletionGracePeriodSeconds": 30}}),
+    ]:
+        case(f"update of a live object: {name}", [obj("x")], "PATCH", X, "", json.dumps(patch), mp)
+    deletion_cases.extend(cases)
+    cases = saved
+deletion_matrix()
+
 def observe(o):
     """What a case compares of a returned object or Status."""
     if not isinstance(o, dict):
@@ -131,13 +167,15 @@ def describe(o):
     parts.append("data=" + ",".join(f"{k}:{v}" for k, v in sorted(o.get("data", {}).items())))
     return " ".join(parts)
 
-def run(srv, ns):
+def run(srv, ns, cases):
     results = []
     for c in cases:
         for o in c["objects"]:
             body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": o["name"], "labels": o["labels"], "finalizers": o["finalizers"]}, "data": o["data"]}
             code, _, out = req(srv, "POST", CM.format(ns=ns), body)
             assert code == 201, (c["name"], code, out)
+        for b in c.get("before", []):
+            req(srv, b["method"], b["path"].format(ns=ns))
         r = c["request"]
         path = r["path"].format(ns=ns) + ("?" + r["query"] if r["query"] else "")
         body = r["body"].replace("{ns}", ns) if r["body"] is not None else None
@@ -159,9 +197,10 @@ if __name__ == "__main__":
     code, _, _ = req(srv, "GET", "/api/v1/namespaces/" + ns)
     if code == 404:
         req(srv, "POST", "/api/v1/namespaces", {"metadata": {"name": ns}})
-    res = run(srv, ns)
+    chosen = deletion_cases if len(sys.argv) > 2 and sys.argv[2] == "deletion" else cases
+    res = run(srv, ns, chosen)
     out = []
-    for c, r in zip(cases, res):
+    for c, r in zip(chosen, res):
         d = dict(c)
         d["want"] = r
         out.append(d)

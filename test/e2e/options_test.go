@@ -18,10 +18,10 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// optionsCase is one request of the verb × option-location matrix, with
-// what kube-apiserver 1.37.1 answered to it (recorded by
-// hack/oracle/options.py against the oracle).
-type optionsCase struct {
+// recordedCase is one request to a config map, with what kube-apiserver
+// 1.37.1 answered to it (recorded by hack/oracle/options.py against the
+// oracle).
+type recordedCase struct {
 	Name    string `json:"name"`
 	Objects []struct {
 		Name       string            `json:"name"`
@@ -29,6 +29,11 @@ type optionsCase struct {
 		Labels     map[string]string `json:"labels"`
 		Data       map[string]string `json:"data"`
 	} `json:"objects"`
+	// Before are requests sent first, whatever they answer.
+	Before []struct {
+		Method string `json:"method"`
+		Path   string `json:"path"`
+	} `json:"before"`
 	Request struct {
 		Method      string  `json:"method"`
 		Path        string  `json:"path"`
@@ -37,14 +42,14 @@ type optionsCase struct {
 		ContentType string  `json:"contentType"`
 	} `json:"request"`
 	// Watch names the config maps whose state after the request counts.
-	Watch []string      `json:"watch"`
-	Want  optionsAnswer `json:"want"`
+	Watch []string       `json:"watch"`
+	Want  recordedAnswer `json:"want"`
 }
 
 // optionsAnswer is what the matrix compares: the status code, what the
 // response is (a Status's reason, or a summary of the objects it holds)
 // and the state of the watched objects afterwards.
-type optionsAnswer struct {
+type recordedAnswer struct {
 	Code     int            `json:"code"`
 	Response map[string]any `json:"response"`
 	After    []string       `json:"after"`
@@ -58,11 +63,26 @@ type optionsAnswer struct {
 // from the query; create, update and patch take theirs from the query.
 // A dry-run delete leaves its object in place, whatever the query says.
 func TestOptionsAreReadWhereKubeAPIServerReadsThem(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "kube-apiserver", "options-by-location.json"))
+	replayRecorded(t, "options-by-location.json")
+}
+
+// TestDeletionFollowsKubeAPIServer checks each propagationPolicy on
+// objects with no finalizers, other finalizers, or the orphan or
+// foregroundDeletion finalizer already, deleted once or again, and the
+// updates of an object that is being deleted, against kube-apiserver's
+// recorded answers.
+func TestDeletionFollowsKubeAPIServer(t *testing.T) {
+	replayRecorded(t, "deletion.json")
+}
+
+// replayRecorded sends kapi each recorded case of a file, each in a
+// namespace of its own, and compares its answers with kube-apiserver's.
+func replayRecorded(t *testing.T, file string) {
+	data, err := os.ReadFile(filepath.Join("testdata", "kube-apiserver", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cases []optionsCase
+	var cases []recordedCase
 	if err := json.Unmarshal(data, &cases); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +100,7 @@ func TestOptionsAreReadWhereKubeAPIServerReadsThem(t *testing.T) {
 		t.Run(tc.Name, func(t *testing.T) {
 			// Each case has a namespace of its own: nothing it leaves
 			// (finalizers hold objects) reaches the next.
-			ns := fmt.Sprintf("options-%d", i)
+			ns := fmt.Sprintf("recorded-%d", i)
 			if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -96,6 +116,9 @@ func TestOptionsAreReadWhereKubeAPIServerReadsThem(t *testing.T) {
 					t.Fatalf("creating %s: %d %s", o.Name, code, out)
 				}
 			}
+			for _, b := range tc.Before {
+				h.do(b.Method, strings.ReplaceAll(b.Path, "{ns}", ns), "", nil)
+			}
 			path := strings.ReplaceAll(tc.Request.Path, "{ns}", ns)
 			if tc.Request.Query != "" {
 				path += "?" + tc.Request.Query
@@ -105,7 +128,7 @@ func TestOptionsAreReadWhereKubeAPIServerReadsThem(t *testing.T) {
 				body = []byte(strings.ReplaceAll(*tc.Request.Body, "{ns}", ns))
 			}
 			code, out := h.do(tc.Request.Method, path, tc.Request.ContentType, body)
-			got := optionsAnswer{Code: code, Response: summarizeResponse(out), After: []string{}}
+			got := recordedAnswer{Code: code, Response: summarizeResponse(out), After: []string{}}
 			for _, name := range tc.Watch {
 				code, out := h.do("GET", "/api/v1/namespaces/"+ns+"/configmaps/"+name, "", nil)
 				if code != http.StatusOK {

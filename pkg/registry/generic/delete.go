@@ -68,11 +68,22 @@ func (s *Store) Delete(ctx context.Context, name string, deleteValidation rest.V
 	if isDryRun(opts.DryRun) {
 		return s.deleteResult(existing), true, nil
 	}
-	return s.deleteNow(ctx, key, name, existing, opts.Preconditions)
+	return s.deleteNow(ctx, key, name, opts.Preconditions)
 }
 
-// deleteNow removes the object from storage.
-func (s *Store) deleteNow(ctx context.Context, key, name string, existing runtime.Object, pre *metav1.Preconditions) (runtime.Object, bool, error) {
+// deleteNow removes the object from storage and answers as a completed
+// delete does.
+func (s *Store) deleteNow(ctx context.Context, key, name string, pre *metav1.Preconditions) (runtime.Object, bool, error) {
+	out, err := s.removeFromStorage(ctx, key, name, pre)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.deleteResult(out), true, nil
+}
+
+// removeFromStorage removes the object from storage and returns it as it
+// was last stored.
+func (s *Store) removeFromStorage(ctx context.Context, key, name string, pre *metav1.Preconditions) (runtime.Object, error) {
 	out := s.NewFunc()
 	var sp *storage.Preconditions
 	if pre != nil {
@@ -82,12 +93,12 @@ func (s *Store) deleteNow(ctx context.Context, key, name string, existing runtim
 		return s.checkPreconditions(cur, pre, name)
 	}
 	if err := s.Storage.Delete(ctx, key, out, sp, validate); err != nil {
-		return nil, false, s.interpretError(err, name)
+		return nil, s.interpretError(err, name)
 	}
 	if s.AfterDelete != nil {
 		s.AfterDelete(ctx, out)
 	}
-	return s.deleteResult(out), true, nil
+	return out, nil
 }
 
 // deleteResult is what a completed delete answers: the object, or a Success
