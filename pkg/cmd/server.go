@@ -33,6 +33,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
 	"github.com/kapi-dev/kapi/pkg/storage/storagebackend"
+	"github.com/kapi-dev/kapi/pkg/version"
 )
 
 // Server is a configured, not yet running kapi.
@@ -120,7 +121,7 @@ func NewServer(ctx context.Context, o *Options, log *slog.Logger) (srv *Server, 
 	runtimeConfig, _ := controlplane.ParseRuntimeConfig(o.RuntimeConfig) // validated above
 	disc := discovery.NewRegistry()
 	openAPIService := openapi.NewService(openapi.Config{
-		Info:   openapi.Info{Title: "Kubernetes", Version: Version.GitVersion},
+		Info:   openapi.Info{Title: "Kubernetes", Version: version.GitVersion()},
 		Scheme: scheme.Scheme,
 	})
 	openAPI := server.NewOpenAPIResources(openAPIService)
