@@ -106,40 +106,68 @@ func watchTimeout(opts *metav1.ListOptions, minRequestTimeout time.Duration) tim
 	return time.Duration(float64(minRequestTimeout) * (rand.Float64() + 1.0))
 }
 
-// validateListOptions applies kube-apiserver's rules to list options.
+// validateListOptions applies kube-apiserver's rules to the options of a
+// list or a watch; the two have rules of their own, reported in
+// kube-apiserver's order.
 func validateListOptions(o *metav1.ListOptions) field.ErrorList {
 	var errs field.ErrorList
-	if o.ResourceVersionMatch != "" {
-		switch o.ResourceVersionMatch {
-		case metav1.ResourceVersionMatchNotOlderThan, metav1.ResourceVersionMatchExact:
-		default:
-			errs = append(errs, field.NotSupported(field.NewPath("resourceVersionMatch"), o.ResourceVersionMatch,
-				[]string{string(metav1.ResourceVersionMatchExact), string(metav1.ResourceVersionMatchNotOlderThan), ""}))
+	if o.Watch {
+		errs = validateWatchOptions(o)
+	} else {
+		if match := o.ResourceVersionMatch; match != "" {
+			if o.ResourceVersion == "" {
+				errs = append(errs, field.Forbidden(rvMatchPath, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+			}
+			if o.Continue != "" {
+				errs = append(errs, field.Forbidden(rvMatchPath, "resourceVersionMatch is forbidden when continue is provided"))
+			}
+			if match != metav1.ResourceVersionMatchExact && match != metav1.ResourceVersionMatchNotOlderThan {
+				errs = append(errs, field.NotSupported(rvMatchPath, match,
+					[]string{string(metav1.ResourceVersionMatchExact), string(metav1.ResourceVersionMatchNotOlderThan), ""}))
+			}
+			if match == metav1.ResourceVersionMatchExact && o.ResourceVersion == "0" {
+				errs = append(errs, field.Forbidden(rvMatchPath, "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
+			}
 		}
-		if o.Watch && o.SendInitialEvents == nil {
-			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
-		}
-		if o.ResourceVersion == "" {
-			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden unless resourceVersion is provided"))
-		}
-		if o.Continue != "" {
-			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden when continue is provided"))
-		}
-		if o.ResourceVersionMatch == metav1.ResourceVersionMatchExact && o.ResourceVersion == "0" {
-			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
-		}
-	}
-	if o.SendInitialEvents != nil {
-		if !o.Watch {
+		if o.SendInitialEvents != nil {
 			errs = append(errs, field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
-		}
-		if o.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan {
-			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"),
-				fmt.Sprintf("sendInitialEvents requires setting resourceVersionMatch to %s", metav1.ResourceVersionMatchNotOlderThan)))
 		}
 	}
 	if o.Limit < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("limit"), o.Limit, "must be greater than or equal to 0"))
+	}
+	return errs
+}
+
+var rvMatchPath = field.NewPath("resourceVersionMatch")
+
+// validateWatchOptions: a watch takes resourceVersionMatch only with
+// sendInitialEvents (a watch-list), and then only NotOlderThan, with or
+// without a resourceVersion (none asks for a consistent start).
+func validateWatchOptions(o *metav1.ListOptions) field.ErrorList {
+	var errs field.ErrorList
+	match, sendInitialEvents := o.ResourceVersionMatch, o.SendInitialEvents != nil
+	if !sendInitialEvents && match == "" && (o.ResourceVersion == "" || o.ResourceVersion == "0") {
+		// kube-apiserver takes a watch from "" or "0" that says nothing
+		// more for a watch-list (which is what it does: initial events,
+		// then changes) and validates it as one. Only validation needs
+		// the distinction: the watch is served the same either way.
+		match, sendInitialEvents = metav1.ResourceVersionMatchNotOlderThan, true
+	}
+	if sendInitialEvents && match != metav1.ResourceVersionMatchNotOlderThan {
+		errs = append(errs, field.Forbidden(rvMatchPath,
+			fmt.Sprintf("sendInitialEvents requires setting resourceVersionMatch to %s", metav1.ResourceVersionMatchNotOlderThan)))
+	}
+	if match != "" {
+		if !sendInitialEvents {
+			errs = append(errs, field.Forbidden(rvMatchPath, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+		}
+		if match != metav1.ResourceVersionMatchNotOlderThan {
+			errs = append(errs, field.NotSupported(rvMatchPath, match, []string{string(metav1.ResourceVersionMatchNotOlderThan)}))
+		}
+		if o.Continue != "" {
+			errs = append(errs, field.Forbidden(rvMatchPath, "resourceVersionMatch is forbidden when continue is provided"))
+		}
 	}
 	return errs
 }
