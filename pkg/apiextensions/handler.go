@@ -24,6 +24,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/handlers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/registry/customresource"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -47,6 +48,8 @@ type servedCRD struct {
 	storages map[string]*customresource.Storage        // by served version
 	handlers map[string]*endpoints.GroupVersionHandler // by served version
 	openAPI  map[string][]openapi.Resource             // by served version
+	// warnings are the deprecation warnings of deprecated versions.
+	warnings map[string]string // by served version
 }
 
 // isServed reports whether the CRD's resources are served: once it is
@@ -234,6 +237,7 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 		storages: map[string]*customresource.Storage{},
 		handlers: map[string]*endpoints.GroupVersionHandler{},
 		openAPI:  map[string][]openapi.Resource{},
+		warnings: map[string]string{},
 	}
 	served.crd.Store(crd)
 	// One type converter knows every version, for the field managers of
@@ -300,6 +304,9 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 		}
 		served.handlers[v.Name] = gvh
 		served.openAPI[v.Name] = h.openAPIResources(crd, v.Name)
+		if w := deprecationWarning(crd, v); w != "" {
+			served.warnings[v.Name] = w
+		}
 	}
 	return served, nil
 }
@@ -388,6 +395,10 @@ func (d groupVersionDispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request
 		// the chain: the plain-text 404.
 		http.NotFound(w, r)
 		return
+	}
+	// Every answer for a deprecated version says so, its errors too.
+	if w := served.warnings[d.gv.Version]; w != "" {
+		warning.AddWarning(r.Context(), w)
 	}
 	crd := served.crd.Load()
 	if info.Verb == "create" && apiextensions.IsConditionTrue(crd, apiextensionsv1.Terminating) {

@@ -37,6 +37,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
 	"github.com/kapi-dev/kapi/pkg/storage/storagebackend"
+	"github.com/kapi-dev/kapi/pkg/version"
 )
 
 // Server is a configured, not yet running kapi.
@@ -140,7 +141,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 
 	disc := discovery.NewRegistry()
 	openAPIService := openapi.NewService(openapi.Config{
-		Info:   openapi.Info{Title: "Kubernetes", Version: Version.GitVersion},
+		Info:   openapi.Info{Title: "Kubernetes", Version: version.GitVersion()},
 		Scheme: scheme.Scheme,
 	})
 	openAPI := server.NewOpenAPIResources(openAPIService)

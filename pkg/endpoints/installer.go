@@ -216,9 +216,11 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 		if isWatcher {
 			w = watcher
 		}
-		vh.byVerb["list"] = handlers.ListResource(lister, w, scope, false, g.MinRequestTimeout)
+		// One handler serves both verbs: the RequestInfo says which.
+		list := handlers.ListResource(lister, w, scope, g.MinRequestTimeout)
+		vh.byVerb["list"] = list
 		if isWatcher {
-			vh.byVerb["watch"] = handlers.ListResource(lister, w, scope, true, g.MinRequestTimeout)
+			vh.byVerb["watch"] = list
 		}
 	}
 	if c, ok := storage.(rest.Creater); ok {

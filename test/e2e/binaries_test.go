@@ -50,13 +50,19 @@ func binaries(t testing.TB) string {
 		if buildErr != nil {
 			return
 		}
-		builds := []struct{ dir, out, pkg string }{
-			{root, "kapi", "./cmd/kapi"},
-			{filepath.Join(root, "hack", "tools", "kubectl"), "kubectl", "."},
-			{root, "etcd", "go.etcd.io/etcd/server/v3"},
+		// kapi records the commit it is built from, as a release build
+		// would (its /version reports it), whatever GOFLAGS say.
+		builds := []struct {
+			dir, out, pkg string
+			flags         []string
+		}{
+			{root, "kapi", "./cmd/kapi", []string{"-buildvcs=true"}},
+			{filepath.Join(root, "hack", "tools", "kubectl"), "kubectl", ".", nil},
+			{root, "etcd", "go.etcd.io/etcd/server/v3", nil},
 		}
 		for _, b := range builds {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, b.out), b.pkg)
+			args := append(append([]string{"build"}, b.flags...), "-o", filepath.Join(binDir, b.out), b.pkg)
+			cmd := exec.Command("go", args...)
 			cmd.Dir = b.dir
 			if out, err := cmd.CombinedOutput(); err != nil {
 				buildErr = fmt.Errorf("building %s: %v\n%s", b.out, err, out)

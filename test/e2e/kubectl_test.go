@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -166,6 +167,68 @@ func TestKubectl(t *testing.T) {
 				t.Errorf("api-resources lacks %s", want)
 			}
 		}
+	})
+
+	t.Run("version reports the commit kapi was built from", func(t *testing.T) {
+		out := p.mustKubectl(t, "", "get", "--raw", "/version")
+		var v struct {
+			GitVersion, GitCommit, GitTreeState, BuildDate string
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		// What the Go toolchain recorded in the binary is the truth:
+		// a build in a git checkout records its HEAD, its time and
+		// whether the tree had changes (a git worktree records none).
+		meta, err := exec.Command("go", "version", "-m", filepath.Join(binaries(t), "kapi")).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := struct{ commit, state, date string }{"", "", "1970-01-01T00:00:00Z"}
+		for _, line := range strings.Split(string(meta), "\n") {
+			key, value, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "build\t"), "=")
+			switch key {
+			case "vcs.revision":
+				want.commit = value
+			case "vcs.time":
+				want.date = value
+			case "vcs.modified":
+				want.state = map[string]string{"true": "dirty", "false": "clean"}[value]
+			}
+		}
+		if v.GitCommit != want.commit || v.GitTreeState != want.state || v.BuildDate != want.date {
+			t.Errorf("/version has commit %q state %q date %q; the binary records %q %q %q",
+				v.GitCommit, v.GitTreeState, v.BuildDate, want.commit, want.state, want.date)
+		}
+		if want.commit != "" {
+			head, err := exec.Command("git", "-C", repoRoot(t), "rev-parse", "HEAD").Output()
+			if err != nil || strings.TrimSpace(string(head)) != want.commit {
+				t.Errorf("recorded commit %s, HEAD %s (%v)", want.commit, head, err)
+			}
+		}
+		if !strings.HasPrefix(v.GitVersion, "v1.37.") {
+			t.Errorf("gitVersion %q", v.GitVersion)
+		}
+	})
+
+	t.Run("delete --dry-run=server leaves the object, whatever else the query says", func(t *testing.T) {
+		// kubectl sends dryRun in the DeleteOptions body and the request
+		// timeout in the query; the query must not replace the body.
+		p.mustKubectl(t, "", "create", "configmap", "dry")
+		for _, args := range [][]string{
+			{"delete", "configmap", "dry", "--dry-run=server"},
+			{"delete", "configmap", "dry", "--dry-run=server", "--request-timeout=45s"},
+			{"delete", "configmap", "--all", "--dry-run=server", "--request-timeout=45s"},
+		} {
+			out := p.mustKubectl(t, "", args...)
+			if !strings.Contains(out, "(server dry run)") {
+				t.Errorf("kubectl %s: %s", strings.Join(args, " "), out)
+			}
+			if out, err := p.kubectl(t, "", "get", "configmap", "dry", "-o", "name"); err != nil || strings.TrimSpace(out) != "configmap/dry" {
+				t.Fatalf("after kubectl %s: %v %s", strings.Join(args, " "), err, out)
+			}
+		}
+		p.mustKubectl(t, "", "delete", "configmap", "dry", "--request-timeout=45s")
 	})
 
 	t.Run("delete", func(t *testing.T) {

@@ -2,11 +2,8 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
@@ -35,8 +32,8 @@ func (u *admittedUpdate) UpdatedObject(ctx context.Context, old runtime.Object) 
 		return nil, err
 	}
 	// The object names itself; a PUT or PATCH may not rename it.
-	if m, err := meta.Accessor(obj); err == nil && m.GetName() != u.name {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), u.name))
+	if err := rest.CheckNameMatches(obj, u.name); err != nil {
+		return nil, err
 	}
 	op := admission.Update
 	if old == nil {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/pkg/api/objectkind"
 	"github.com/kapi-dev/kapi/pkg/endpoints/negotiation"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
@@ -93,11 +94,21 @@ func (s *RequestScope) decode(ctx context.Context, r *http.Request, body []byte,
 	if err != nil {
 		return nil, err
 	}
-	return s.decodeWith(ctx, info.Serializer, body, validation)
+	return s.decodeWith(ctx, info.Serializer, body, validation, s.strictBodyError)
 }
 
-// decodeWith decodes body with dec into the served kind.
-func (s *RequestScope) decodeWith(ctx context.Context, dec runtime.Decoder, body []byte, validation string) (runtime.Object, error) {
+// strictBodyError is kube-apiserver's answer to a create or update body
+// with unknown or duplicate fields under fieldValidation=Strict: 400.
+func (s *RequestScope) strictBodyError(gvk *schema.GroupVersionKind, err error) error {
+	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
+		gvk.Kind, gvk.Version, s.Kind.Kind, err))
+}
+
+// decodeWith decodes body with dec into the served kind. Unknown and
+// duplicate fields are warnings, ignored, or (Strict) the error
+// strictError makes of them.
+func (s *RequestScope) decodeWith(ctx context.Context, dec runtime.Decoder, body []byte, validation string,
+	strictError func(gvk *schema.GroupVersionKind, err error) error) (runtime.Object, error) {
 	into, err := s.Creater.New(s.Kind)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
@@ -110,8 +121,7 @@ func (s *RequestScope) decodeWith(ctx context.Context, dec runtime.Decoder, body
 		strictErrs := err.(interface{ Errors() []error }).Errors()
 		switch validation {
 		case metav1.FieldValidationStrict:
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
-				gvk.Kind, gvk.Version, s.Kind.Kind, err))
+			return nil, strictError(gvk, err)
 		case metav1.FieldValidationWarn:
 			for _, e := range strictErrs {
 				warning.AddWarning(ctx, e.Error())
@@ -123,11 +133,7 @@ func (s *RequestScope) decodeWith(ctx context.Context, dec runtime.Decoder, body
 			gvk.Kind, gvk.Version, s.Kind.Kind, goTypeName(gvk), goTypeName(&s.Kind)))
 	}
 	s.Defaulter.Default(obj)
-	// Typed objects get their kind from their Go type when encoded. An
-	// unstructured one has no other record of its kind: it keeps it.
-	if _, unstructured := obj.(runtime.Unstructured); !unstructured {
-		obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-	}
+	objectkind.ClearTyped(obj)
 	return obj, nil
 }
 

@@ -11,11 +11,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/api/objectkind"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -143,7 +143,7 @@ func (p *appliedObject) UpdatedObject(_ context.Context, old runtime.Object) (ru
 				fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", m.GetUID()))
 		}
 	}
-	withoutKind(obj)
+	objectkind.ClearTyped(obj)
 	return obj, nil
 }
 
@@ -156,15 +156,6 @@ func applyError(err error) error {
 		return apierrors.NewBadRequest(err.Error())
 	}
 	return err
-}
-
-// withoutKind clears the kind the field manager's conversions leave on a
-// typed object, as decoding does: typed objects get their kind from their
-// Go type when encoded. Unstructured objects keep theirs.
-func withoutKind(obj runtime.Object) {
-	if _, unstructured := obj.(runtime.Unstructured); !unstructured {
-		obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-	}
 }
 
 // invalidManagedFieldsWarning is kube-apiserver's warning when mutating

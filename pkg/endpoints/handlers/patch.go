@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
@@ -40,35 +41,22 @@ const maxJSONPatchOperations = 10000
 // merged into it by the field manager, which creates the object if it
 // does not exist.
 func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		ctx, name, err := s.requestContext(r)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
+	return s.serve(false, func(ctx context.Context, name string, _ http.ResponseWriter, r *http.Request) (runtime.Object, int, error) {
 		pt, err := patchType(r, supportsStrategicMerge, s.FieldManager != nil)
 		if err != nil {
-			s.writeError(w, r, err)
-			return
+			return nil, 0, err
 		}
 		opts := &metav1.PatchOptions{}
-		if err := s.decodeParameters(r.URL.Query(), opts); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		if errs := metav1validation.ValidatePatchOptions(opts, pt); len(errs) > 0 {
-			s.writeError(w, r, apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("PatchOptions").GroupKind(), "", errs))
-			return
+		if err := s.queryOptions(r, opts, func() field.ErrorList { return metav1validation.ValidatePatchOptions(opts, pt) }); err != nil {
+			return nil, 0, err
 		}
 		patch, err := s.readBody(r)
 		if err != nil {
-			s.writeError(w, r, err)
-			return
+			return nil, 0, err
 		}
 		validation, err := fieldValidation(r)
 		if err != nil {
-			s.writeError(w, r, err)
-			return
+			return nil, 0, err
 		}
 		dryRun := len(opts.DryRun) > 0
 		var next rest.UpdatedObjectInfo
@@ -76,15 +64,13 @@ func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge
 		if pt == types.ApplyYAMLPatchType {
 			applied, err := decodeApplyPatch(ctx, patch, validation)
 			if err != nil {
-				s.writeError(w, r, err)
-				return
+				return nil, 0, err
 			}
 			next = &appliedObject{scope: s, name: name, patch: applied, options: opts}
 			forceAllowCreate = true
 		} else {
 			if err := checkPatchSyntax(patch); err != nil {
-				s.writeError(w, r, err)
-				return
+				return nil, 0, err
 			}
 			next = &trackedUpdate{scope: s, manager: fieldmanager.ManagerName(opts.FieldManager, r.UserAgent()),
 				next: &patchedObject{scope: s, patchType: pt, patch: patch, validation: validation, maxCopyBytes: s.maxRequestBodyBytes()}}
@@ -92,16 +78,8 @@ func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge
 		info := &admittedUpdate{scope: s, name: name, dryRun: dryRun, next: next}
 		updateOpts := &metav1.UpdateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation}
 		out, created, err := patcher.Update(ctx, name, info, s.validateCreate(name, dryRun), s.validateUpdate(name, dryRun), forceAllowCreate, updateOpts)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		code := http.StatusOK
-		if created {
-			code = http.StatusCreated
-		}
-		s.writeObject(ctx, w, r, code, out, false)
-	}
+		return out, createdOrOK(created), err
+	})
 }
 
 // patchType returns the request's patch type, or kube-apiserver's 415.
@@ -160,11 +138,28 @@ func (p *patchedObject) UpdatedObject(ctx context.Context, old runtime.Object) (
 	if err != nil {
 		return nil, err
 	}
-	obj, err := s.decodeWith(ctx, s.jsonDecoder(p.validation), patched, p.validation)
+	obj, err := s.decodeWith(ctx, s.jsonDecoder(p.validation), patched, p.validation, p.strictError(patched))
 	if err != nil {
 		return nil, err
 	}
 	return s.toHub(obj)
+}
+
+// strictError is kube-apiserver's answer to a patch that leaves unknown
+// fields under fieldValidation=Strict: 422 on the field "patch", whose
+// value is the patched object for JSON and merge patches and the patch
+// for strategic merge patches.
+func (p *patchedObject) strictError(patched []byte) func(*schema.GroupVersionKind, error) error {
+	return func(_ *schema.GroupVersionKind, err error) error {
+		value := string(patched)
+		if p.patchType == types.StrategicMergePatchType {
+			var patchMap map[string]any
+			if jerr := json.Unmarshal(p.patch, &patchMap); jerr == nil {
+				value = fmt.Sprintf("%+v", patchMap)
+			}
+		}
+		return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), value, err.Error())})
+	}
 }
 
 // apply applies the patch to the JSON of the current object.

@@ -25,21 +25,16 @@ import (
 )
 
 // serveWatch streams a watch to the client until the watch ends, the
-// client goes away, the timeout passes or the server shuts down.
-func serveWatch(w http.ResponseWriter, r *http.Request, s *RequestScope, watcher rest.Watcher, opts *metav1.ListOptions, timeout time.Duration) {
+// client goes away, the timeout passes or the server shuts down. It
+// returns the error to answer with when the watch cannot start; once the
+// status line is out, it has answered.
+func serveWatch(ctx context.Context, w http.ResponseWriter, r *http.Request, s *RequestScope, watcher rest.Watcher, opts *metav1.ListOptions, timeout time.Duration) error {
 	info, mopts, err := negotiation.NegotiateOutput(r, s.Serializer.SupportedMediaTypes(), s.canConvert(false))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if info.StreamSerializer == nil {
-		s.writeError(w, r, apierrors.NewBadRequest(fmt.Sprintf("no stream serializers registered for %s", info.MediaType)))
-		return
-	}
-	ctx, _, err := s.requestContext(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return apierrors.NewBadRequest(fmt.Sprintf("no stream serializers registered for %s", info.MediaType))
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -48,8 +43,7 @@ func serveWatch(w http.ResponseWriter, r *http.Request, s *RequestScope, watcher
 	}
 	wi, err := watcher.Watch(ctx, opts)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	defer wi.Stop()
 
@@ -76,21 +70,21 @@ func serveWatch(w http.ResponseWriter, r *http.Request, s *RequestScope, watcher
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case ev, ok := <-ch:
 			if !ok {
-				return
+				return nil
 			}
 			obj, gv, err := s.watchEventObject(ctx, ev, mopts, r)
 			if err != nil {
 				utilruntime.HandleError(fmt.Errorf("watch of %s: %w", s.Resource, err))
-				return
+				return nil
 			}
 			if err := events.write(ev.Type, obj, gv); err != nil {
 				if !errors.Is(err, errClientGone) {
 					utilruntime.HandleError(fmt.Errorf("encoding watch event of %s: %w", s.Resource, err))
 				}
-				return
+				return nil
 			}
 			// Under load, events queue up: one flush sends them all.
 			if len(ch) == 0 && flusher != nil {

@@ -9,9 +9,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -37,7 +37,10 @@ func (s *Store) Delete(ctx context.Context, name string, deleteValidation rest.V
 	if opts == nil {
 		opts = &metav1.DeleteOptions{}
 	}
-	if errs := validateDeleteOptions(opts); len(errs) > 0 {
+	// The handlers validate what clients send; in-process callers are
+	// held to the same rules. A negative grace period is not an error:
+	// kube-apiserver accepts it (graceful strategies treat it as zero).
+	if errs := metav1validation.ValidateDeleteOptions(opts); len(errs) > 0 {
 		return nil, false, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
 	}
 	existing := s.NewFunc()
@@ -65,11 +68,22 @@ func (s *Store) Delete(ctx context.Context, name string, deleteValidation rest.V
 	if isDryRun(opts.DryRun) {
 		return s.deleteResult(existing), true, nil
 	}
-	return s.deleteNow(ctx, key, name, existing, opts.Preconditions)
+	return s.deleteNow(ctx, key, name, opts.Preconditions)
 }
 
-// deleteNow removes the object from storage.
-func (s *Store) deleteNow(ctx context.Context, key, name string, existing runtime.Object, pre *metav1.Preconditions) (runtime.Object, bool, error) {
+// deleteNow removes the object from storage and answers as a completed
+// delete does.
+func (s *Store) deleteNow(ctx context.Context, key, name string, pre *metav1.Preconditions) (runtime.Object, bool, error) {
+	out, err := s.removeFromStorage(ctx, key, name, pre)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.deleteResult(out), true, nil
+}
+
+// removeFromStorage removes the object from storage and returns it as it
+// was last stored.
+func (s *Store) removeFromStorage(ctx context.Context, key, name string, pre *metav1.Preconditions) (runtime.Object, error) {
 	out := s.NewFunc()
 	var sp *storage.Preconditions
 	if pre != nil {
@@ -79,12 +93,12 @@ func (s *Store) deleteNow(ctx context.Context, key, name string, existing runtim
 		return s.checkPreconditions(cur, pre, name)
 	}
 	if err := s.Storage.Delete(ctx, key, out, sp, validate); err != nil {
-		return nil, false, s.interpretError(err, name)
+		return nil, s.interpretError(err, name)
 	}
 	if s.AfterDelete != nil {
 		s.AfterDelete(ctx, out)
 	}
-	return s.deleteResult(out), true, nil
+	return out, nil
 }
 
 // deleteResult is what a completed delete answers: the object, or a Success
@@ -262,34 +276,11 @@ func propagationPolicy(opts *metav1.DeleteOptions) *metav1.DeletionPropagation {
 	return nil
 }
 
-// validateDeleteOptions applies kube-apiserver's rules for DeleteOptions.
-func validateDeleteOptions(opts *metav1.DeleteOptions) field.ErrorList {
-	var errs field.ErrorList
-	if opts.OrphanDependents != nil && opts.PropagationPolicy != nil {
-		errs = append(errs, field.Invalid(field.NewPath("propagationPolicy"), opts.PropagationPolicy,
-			"orphanDependents and deletionPropagation cannot be both set"))
-	}
-	if p := opts.PropagationPolicy; p != nil {
-		switch *p {
-		case metav1.DeletePropagationOrphan, metav1.DeletePropagationBackground, metav1.DeletePropagationForeground:
-		default:
-			errs = append(errs, field.NotSupported(field.NewPath("propagationPolicy"), *p,
-				[]string{string(metav1.DeletePropagationForeground), string(metav1.DeletePropagationBackground), string(metav1.DeletePropagationOrphan), "nil"}))
-		}
-	}
-	if g := opts.GracePeriodSeconds; g != nil && *g < 0 {
-		errs = append(errs, field.Invalid(field.NewPath("gracePeriodSeconds"), *g, "must be greater than or equal to 0"))
-	}
-	for i, d := range opts.DryRun {
-		if d != metav1.DryRunAll {
-			errs = append(errs, field.NotSupported(field.NewPath("dryRun").Index(i), d, []string{metav1.DryRunAll}))
-		}
-	}
-	return errs
-}
-
 // DeleteCollection deletes every object the list options select and
-// returns the list of what it deleted.
+// returns them as they were listed, before the delete (as kube-apiserver
+// does: a dry run answers the same list). Every delete is held to the
+// options' preconditions; the first failure other than NotFound ends the
+// request.
 func (s *Store) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *metav1.ListOptions) (runtime.Object, error) {
 	lo := listOpts.DeepCopy()
 	lo.Limit, lo.Continue = 0, ""
@@ -307,20 +298,14 @@ func (s *Store) DeleteCollection(ctx context.Context, deleteValidation rest.Vali
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		// Preconditions name one object; they do not apply to a collection.
-		o := opts.DeepCopy()
-		o.Preconditions = nil
-		obj, _, err := s.Delete(ctxWithNamespace(ctx, m.GetNamespace()), m.GetName(), deleteValidation, o)
+		_, _, err = s.Delete(ctxWithNamespace(ctx, m.GetNamespace()), m.GetName(), deleteValidation, opts.DeepCopy())
 		if err != nil {
 			if apierrors.IsNotFound(err) {
 				continue // gone already: that is what was asked.
 			}
 			return nil, err
 		}
-		if _, isStatus := obj.(*metav1.Status); isStatus {
-			obj = item
-		}
-		deleted = append(deleted, obj)
+		deleted = append(deleted, item)
 	}
 	if err := meta.SetList(list, deleted); err != nil {
 		return nil, apierrors.NewInternalError(err)

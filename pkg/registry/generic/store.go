@@ -448,9 +448,9 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		if m.GetName() != name {
-			return nil, s.invalid(m.GetName(), field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), m.GetName(),
-				"the name of the object ("+m.GetName()+") does not match the name on the URL ("+name+")")})
+		// The key is the URL's name: the object must carry it.
+		if err := rest.CheckNameMatches(obj, name); err != nil {
+			return nil, err
 		}
 		if !exists {
 			if !s.UpdateStrategy.AllowCreateOnUpdate() && !forceAllowCreate {
@@ -509,7 +509,9 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		return result, created, nil
 	}
 	if deleteAfter {
-		deleted, _, err := s.deleteNow(ctx, key, name, out, nil)
+		// The update answers the object as it was deleted, as
+		// kube-apiserver does, not the Status of a delete.
+		deleted, err := s.removeFromStorage(ctx, key, name, nil)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return nil, false, err
 		}
@@ -565,12 +567,15 @@ func (s *Store) beforeUpdate(ctx context.Context, obj, old runtime.Object) error
 	m.SetUID(om.GetUID())
 	m.SetCreationTimestamp(om.GetCreationTimestamp())
 	m.SetSelfLink("")
+	// As in kube-apiserver, an update never removes or moves a deletion
+	// timestamp, and a grace period left out is kept; a deletion
+	// timestamp or grace period set or changed otherwise is the
+	// validation's immutable-field error (422).
 	if om.GetDeletionTimestamp() != nil {
 		m.SetDeletionTimestamp(om.GetDeletionTimestamp())
+	}
+	if om.GetDeletionGracePeriodSeconds() != nil && m.GetDeletionGracePeriodSeconds() == nil {
 		m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
-	} else {
-		m.SetDeletionTimestamp(nil)
-		m.SetDeletionGracePeriodSeconds(nil)
 	}
 	s.UpdateStrategy.PrepareForUpdate(ctx, obj, old)
 	if errs := s.UpdateStrategy.ValidateUpdate(ctx, obj, old); len(errs) > 0 {

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/pkg/api/objectkind"
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
@@ -340,13 +341,7 @@ func (s *store) decode(key string, rev int64, data []byte, into runtime.Object) 
 	if obj != into {
 		return s.corrupt(key, rev, fmt.Errorf("stored object is a %T, not a %T", obj, into))
 	}
-	// A typed object's kind is its Go type; apiVersion and kind are set
-	// by the encoder of a response, so the items of a list go out without
-	// them, as kube-apiserver sends them. Unstructured objects carry their
-	// kind in their content and keep it.
-	if _, unstructured := into.(runtime.Unstructured); !unstructured {
-		into.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-	}
+	objectkind.ClearTyped(into)
 	return storage.UpdateObject(into, uint64(rev))
 }
 
