@@ -67,7 +67,7 @@ func fuzzEndpoints(tb testing.TB) []fuzzEndpoint {
 			Resource: kind.GroupVersion().WithResource(resource), Kind: kind, HubGroupVersion: hub.GroupVersion(),
 			Namespaced: namespaced,
 		}
-		s.FieldManager = fuzzFieldManager(tb, s, fieldmanager.SchemeTypeConverter(scheme.Scheme))
+		s.FieldManager = fuzzFieldManager(tb, s, fieldmanager.SchemeTypeConverter(scheme.Scheme, nil))
 		return s
 	}
 	core := corev1.SchemeGroupVersion
@@ -116,7 +116,7 @@ func customResourceScope(tb testing.TB) *RequestScope {
 		Resource: kind.GroupVersion().WithResource(crd.Spec.Names.Plural), Kind: kind, HubGroupVersion: kind.GroupVersion(),
 		Namespaced: true,
 	}
-	s.FieldManager = fuzzFieldManager(tb, s, crdopenapi.TypeConverter(&crd))
+	s.FieldManager = fuzzFieldManager(tb, s, crdopenapi.TypeConverter(&crd, nil))
 	return s
 }
 
@@ -236,7 +236,7 @@ func jsonFixedPoint(ctx context.Context, s *RequestScope, obj runtime.Object) er
 	if !json.Valid(first) {
 		return fmt.Errorf("encoded as invalid JSON: %s", first)
 	}
-	again, err := s.decodeWith(ctx, s.jsonDecoder(metav1.FieldValidationStrict), first, metav1.FieldValidationStrict)
+	again, err := s.decodeWith(ctx, s.jsonDecoder(metav1.FieldValidationStrict), first, metav1.FieldValidationStrict, s.strictBodyError)
 	if err != nil {
 		return fmt.Errorf("its JSON does not decode strictly: %v\n%s", err, first)
 	}

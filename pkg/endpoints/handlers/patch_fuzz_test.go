@@ -106,7 +106,7 @@ func patchObject(ctx context.Context, s *RequestScope, pt types.PatchType, name 
 // decodeCurrent decodes a stored object into the endpoint's hub kind.
 func decodeCurrent(t *testing.T, ctx context.Context, s *RequestScope, data []byte) runtime.Object {
 	t.Helper()
-	obj, err := s.decodeWith(ctx, s.jsonDecoder(metav1.FieldValidationStrict), data, metav1.FieldValidationStrict)
+	obj, err := s.decodeWith(ctx, s.jsonDecoder(metav1.FieldValidationStrict), data, metav1.FieldValidationStrict, s.strictBodyError)
 	if err == nil {
 		obj, err = s.toHub(obj)
 	}
