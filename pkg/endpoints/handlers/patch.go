@@ -73,7 +73,7 @@ func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge
 				return nil, 0, err
 			}
 			next = &trackedUpdate{scope: s, manager: fieldmanager.ManagerName(opts.FieldManager, r.UserAgent()),
-				next: &patchedObject{scope: s, patchType: pt, patch: patch, validation: validation, maxCopyBytes: s.maxRequestBodyBytes()}}
+				next: &patchedObject{scope: s, name: name, patchType: pt, patch: patch, validation: validation, maxCopyBytes: s.maxRequestBodyBytes()}}
 		}
 		info := &admittedUpdate{scope: s, name: name, dryRun: dryRun, next: next}
 		updateOpts := &metav1.UpdateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation}
@@ -116,7 +116,9 @@ func checkPatchSyntax(patch []byte) error {
 
 // patchedObject computes the new object of a PATCH from the current one.
 type patchedObject struct {
-	scope      *RequestScope
+	scope *RequestScope
+	// name is the patched object's, for the NotFound of a missing one.
+	name       string
 	patchType  types.PatchType
 	patch      []byte
 	validation string
@@ -127,7 +129,7 @@ type patchedObject struct {
 func (p *patchedObject) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
 	if old == nil {
 		// A patch never creates.
-		return nil, apierrors.NewNotFound(p.scope.qualifiedResource(), "")
+		return nil, apierrors.NewNotFound(p.scope.qualifiedResource(), p.name)
 	}
 	s := p.scope
 	current, err := s.encodeJSON(old)

@@ -242,9 +242,8 @@ func DeleteResource(deleter rest.GracefulDeleter, s *RequestScope) http.HandlerF
 		if !deleted && opts.OrphanDependents != nil && !*opts.OrphanDependents {
 			code = http.StatusAccepted
 		}
-		if st, ok := out.(*metav1.Status); ok && st.Code == 0 {
-			st.Code = http.StatusOK
-		}
+		// The registry's Success Status goes out as it is: kube-apiserver
+		// leaves its code out of the body.
 		return out, code, nil
 	})
 }
