@@ -56,7 +56,9 @@ type Storage struct {
 // storage prefix, whichever version serves them.
 func NewStorage(opts generic.RESTOptions, cfg Config) (*Storage, error) {
 	st := strategy{
-		DefaultStrategy: generic.DefaultStrategy{Namespaced: cfg.Namespaced},
+		// As in kube-apiserver, an update of a custom resource must name
+		// the resourceVersion it was computed from.
+		DefaultStrategy: generic.DefaultStrategy{Namespaced: cfg.Namespaced, RequireResourceVersionOnUpdate: true},
 		statusEnabled:   cfg.Status,
 		validator:       cfg.Validator,
 		apiVersion:      cfg.Kind.GroupVersion().String(),

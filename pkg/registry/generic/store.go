@@ -533,7 +533,11 @@ func (s *Store) checkResourceVersion(m metav1.Object, current uint64, name strin
 	rv := m.GetResourceVersion()
 	if rv == "" {
 		if !s.UpdateStrategy.AllowUnconditionalUpdate() {
-			return s.invalid(name, field.ErrorList{field.Invalid(field.NewPath("metadata", "resourceVersion"), rv, "must be specified for an update")})
+			// kube-apiserver names the resource, not the kind, here, and
+			// the missing version as the number 0.
+			resource := schema.GroupKind{Group: s.DefaultQualifiedResource.Group, Kind: s.DefaultQualifiedResource.Resource}
+			return apierrors.NewInvalid(resource, name, field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "resourceVersion"), uint64(0), "must be specified for an update")})
 		}
 		// An unconditional update is an update of the current version.
 		m.SetResourceVersion(strconv.FormatUint(current, 10))

@@ -31,7 +31,9 @@ type Strategy struct {
 
 // NewStrategy returns the strategy of CRDs, validating schemas with opts.
 func NewStrategy(opts apiextensions.ValidationOptions) Strategy {
-	return Strategy{DefaultStrategy: generic.DefaultStrategy{}, Validation: opts}
+	// As in kube-apiserver, an update of a CRD must name the
+	// resourceVersion it was computed from.
+	return Strategy{DefaultStrategy: generic.DefaultStrategy{RequireResourceVersionOnUpdate: true}, Validation: opts}
 }
 
 func (Strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {

@@ -10,9 +10,12 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-// Strategy is the behaviour of leases.
+// Strategy is the behaviour of leases. As in kube-apiserver, a PUT may
+// create a missing lease, and an update must name the resourceVersion it
+// was computed from: leases are how leaders are elected, and a blind
+// overwrite would let two holders both think they won.
 var Strategy = generic.ValidatingStrategy[*coordinationv1.Lease]{
-	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true, CreateOnUpdate: true, RequireResourceVersionOnUpdate: true},
 	ValidateFunc:       coordination.ValidateLease,
 	ValidateUpdateFunc: coordination.ValidateLeaseUpdate,
 }

@@ -23,8 +23,9 @@ import (
 type strategy struct{ generic.DefaultStrategy }
 
 // Strategy is the behaviour of events. Which rules apply depends on the
-// API the event was written through, as in kube-apiserver.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+// API the event was written through, as in kube-apiserver, which also
+// lets a PUT create a missing event.
+var Strategy = strategy{generic.DefaultStrategy{Namespaced: true, CreateOnUpdate: true}}
 
 func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
 

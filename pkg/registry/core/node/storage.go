@@ -18,8 +18,9 @@ import (
 
 type strategy struct{ generic.DefaultStrategy }
 
-// Strategy is the behaviour of nodes; a kubelet may create its node by PUT.
-var Strategy = strategy{generic.DefaultStrategy{CreateOnUpdate: true}}
+// Strategy is the behaviour of nodes. A node is created by POST only: a
+// PUT of a missing node is a 404, as in kube-apiserver.
+var Strategy = strategy{generic.DefaultStrategy{}}
 
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	// A node's status comes from its kubelet through /status, except on
