@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/internal/schematest"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/pruning"
 )
 
@@ -85,11 +86,11 @@ func TestDefault(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := structuralFromYAML(t, tt.schema)
-			obj := objectFromYAML(t, tt.object)
+			s := schematest.Structural(t, tt.schema)
+			obj := schematest.Object(t, tt.object)
 			PruneNonNullableNullsWithoutDefaults(obj, s)
 			Default(obj, s)
-			if got := toJSON(t, obj); got != tt.want {
+			if got := schematest.JSON(t, obj); got != tt.want {
 				t.Errorf("got %s, want %s", got, tt.want)
 			}
 		})
@@ -97,14 +98,14 @@ func TestDefault(t *testing.T) {
 }
 
 func TestDefaultCopiesDefaultValues(t *testing.T) {
-	s := structuralFromYAML(t, `{type: object, properties: {a: {type: object, default: {l: [1]}}}}`)
-	first := objectFromYAML(t, `{}`)
+	s := schematest.Structural(t, `{type: object, properties: {a: {type: object, default: {l: [1]}}}}`)
+	first := schematest.Object(t, `{}`)
 	Default(first, s)
 	first.(map[string]interface{})["a"].(map[string]interface{})["l"].([]interface{})[0] = int64(2)
 
-	second := objectFromYAML(t, `{}`)
+	second := schematest.Object(t, `{}`)
 	Default(second, s)
-	if got := toJSON(t, second); got != `{"a":{"l":[1]}}` {
+	if got := schematest.JSON(t, second); got != `{"a":{"l":[1]}}` {
 		t.Errorf("the schema's default was changed through an object: %s", got)
 	}
 }
@@ -112,19 +113,19 @@ func TestDefaultCopiesDefaultValues(t *testing.T) {
 // TestDefaultMatchesKubeAPIServer replays the defaulting recorded from a
 // real kube-apiserver 1.37.1 (../shared/reference).
 func TestDefaultMatchesKubeAPIServer(t *testing.T) {
-	s := structuralFromYAML(t, `{type: object, properties: {spec: {type: object, properties: {size: {type: integer, default: 3}, color: {type: string, default: blue}, name: {type: string}}}, status: {type: object, properties: {ready: {type: boolean}}}}}`)
-	obj := objectFromYAML(t, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"widget1","namespace":"defaulting"},"spec":{"name":"w1"}}`)
+	s := schematest.Structural(t, `{type: object, properties: {spec: {type: object, properties: {size: {type: integer, default: 3}, color: {type: string, default: blue}, name: {type: string}}}, status: {type: object, properties: {ready: {type: boolean}}}}}`)
+	obj := schematest.Object(t, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"widget1","namespace":"defaulting"},"spec":{"name":"w1"}}`)
 	pruning.Prune(obj, s, true)
 	PruneNonNullableNullsWithoutDefaults(obj, s)
 	Default(obj, s)
-	want := objectFromYAML(t, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"widget1","namespace":"defaulting"},"spec":{"color":"blue","name":"w1","size":3}}`)
+	want := schematest.Object(t, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"widget1","namespace":"defaulting"},"spec":{"color":"blue","name":"w1","size":3}}`)
 	if diff := cmp.Diff(want, obj); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
 
 func TestPruneDefaults(t *testing.T) {
-	s := structuralFromYAML(t, `
+	s := schematest.Structural(t, `
 		type: object
 		properties:
 		  spec:
@@ -156,7 +157,7 @@ func TestPruneDefaults(t *testing.T) {
 		case "e":
 			n = s.Properties["e"]
 		}
-		if got := toJSON(t, n.Default); got != want {
+		if got := schematest.JSON(t, n.Default); got != want {
 			t.Errorf("%s: got default %s, want %s", path, got, want)
 		}
 	}

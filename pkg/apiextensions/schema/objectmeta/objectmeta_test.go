@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/internal/schematest"
 )
 
 func TestCoerce(t *testing.T) {
@@ -219,8 +221,8 @@ func TestCoerce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			obj := objectFromYAML(t, tt.object)
-			err, unknown := Coerce(nil, obj, structuralFromYAML(t, tt.schema), tt.root, CoerceOptions{DropInvalidFields: tt.dropInvalid, ReturnUnknownFieldPaths: true})
+			obj := schematest.Object(t, tt.object)
+			err, unknown := Coerce(nil, obj, schematest.Structural(t, tt.schema), tt.root, CoerceOptions{DropInvalidFields: tt.dropInvalid, ReturnUnknownFieldPaths: true})
 			gotErr := ""
 			if err != nil {
 				gotErr = err.Error()
@@ -229,9 +231,9 @@ func TestCoerce(t *testing.T) {
 				t.Errorf("got error %q, want %q", gotErr, tt.wantErr)
 			}
 			if err == nil {
-				diffStrings(t, tt.wantUnknown, unknown)
+				schematest.DiffStrings(t, tt.wantUnknown, unknown)
 			}
-			if got := toJSON(t, obj); got != tt.wantObject {
+			if got := schematest.JSON(t, obj); got != tt.wantObject {
 				t.Errorf("got object %s, want %s", got, tt.wantObject)
 			}
 		})
@@ -239,7 +241,7 @@ func TestCoerce(t *testing.T) {
 }
 
 func TestGetObjectMeta(t *testing.T) {
-	obj := objectFromYAML(t, `{metadata: {name: a, labels: {k: v}, bogus: 1, generation: "x"}}`).(map[string]interface{})
+	obj := schematest.Object(t, `{metadata: {name: a, labels: {k: v}, bogus: 1, generation: "x"}}`).(map[string]interface{})
 
 	if _, _, _, err := GetObjectMeta(obj, ObjectMetaOptions{}); err == nil {
 		t.Errorf("expected an error for a malformed generation")
@@ -251,7 +253,7 @@ func TestGetObjectMeta(t *testing.T) {
 	if got := fmt.Sprintf("%s %v %d", meta.Name, meta.Labels, meta.Generation); got != "a map[k:v] 0" {
 		t.Errorf("got %s", got)
 	}
-	diffStrings(t, []string{"spec.template.metadata.bogus"}, unknown)
+	schematest.DiffStrings(t, []string{"spec.template.metadata.bogus"}, unknown)
 
 	if _, found, _, _ := GetObjectMeta(map[string]interface{}{}, ObjectMetaOptions{}); found {
 		t.Errorf("found metadata where there is none")

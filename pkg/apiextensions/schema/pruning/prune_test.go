@@ -2,6 +2,8 @@ package pruning
 
 import (
 	"testing"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/internal/schematest"
 )
 
 func TestPrune(t *testing.T) {
@@ -164,10 +166,10 @@ func TestPrune(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			obj := objectFromYAML(t, tt.object)
-			pruned := Prune(obj, structuralFromYAML(t, tt.schema), !tt.notRoot)
-			diffStrings(t, tt.wantPruned, pruned)
-			if got := toJSON(t, obj); got != tt.wantObject {
+			obj := schematest.Object(t, tt.object)
+			pruned := Prune(obj, schematest.Structural(t, tt.schema), !tt.notRoot)
+			schematest.DiffStrings(t, tt.wantPruned, pruned)
+			if got := schematest.JSON(t, obj); got != tt.wantObject {
 				t.Errorf("got object %s, want %s", got, tt.wantObject)
 			}
 		})
@@ -175,9 +177,9 @@ func TestPrune(t *testing.T) {
 }
 
 func TestPruneWithoutSchema(t *testing.T) {
-	obj := objectFromYAML(t, `{apiVersion: v1, kind: K, metadata: {name: a}, spec: {a: 1}}`)
-	diffStrings(t, []string{"spec"}, Prune(obj, nil, true))
-	if got := toJSON(t, obj); got != `{"apiVersion":"v1","kind":"K","metadata":{"name":"a"}}` {
+	obj := schematest.Object(t, `{apiVersion: v1, kind: K, metadata: {name: a}, spec: {a: 1}}`)
+	schematest.DiffStrings(t, []string{"spec"}, Prune(obj, nil, true))
+	if got := schematest.JSON(t, obj); got != `{"apiVersion":"v1","kind":"K","metadata":{"name":"a"}}` {
 		t.Errorf("got %s", got)
 	}
 }

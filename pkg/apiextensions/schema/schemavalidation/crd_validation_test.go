@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/internal/schematest"
 )
 
 // The CRD validation of kube-apiserver reports a schema shared by all
@@ -485,8 +486,8 @@ func TestValidateCustomResourceDefinitionSchema(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ValidateCustomResourceDefinitionSchema(crdSchemaPath, schemaFromYAML(t, tt.schema), SchemaValidationOptions{StatusSubresource: tt.status})
-			diffStrings(t, tt.want, errorStrings(got))
+			got := ValidateCustomResourceDefinitionSchema(crdSchemaPath, schematest.Schema(t, tt.schema), SchemaValidationOptions{StatusSubresource: tt.status})
+			schematest.DiffStrings(t, tt.want, schematest.ErrorStrings(got))
 		})
 	}
 }
@@ -504,7 +505,7 @@ func TestSchemaValidationOptionsRelaxRulesForStoredSchemas(t *testing.T) {
 			schema: `{type: object, properties: {a: {properties: {b: {type: string}}}}}`,
 			opts:   SchemaValidationOptions{AllowNonStructural: true},
 			has: func(t *testing.T, s string) bool {
-				return SchemaIsNonStructural(schemaFromYAML(t, s))
+				return SchemaIsNonStructural(schematest.Schema(t, s))
 			},
 			without: []string{"spec.validation.openAPIV3Schema.properties[a].type: Required value: must not be empty for specified object fields"},
 		},
@@ -513,7 +514,7 @@ func TestSchemaValidationOptionsRelaxRulesForStoredSchemas(t *testing.T) {
 			schema: `{type: object, properties: {a: {type: object, properties: {b: {type: string}}, default: {b: x, c: z}}}}`,
 			opts:   SchemaValidationOptions{AllowUnprunedDefaults: true},
 			has: func(t *testing.T, s string) bool {
-				has, err := SchemaHasUnprunedDefaults(schemaFromYAML(t, s))
+				has, err := SchemaHasUnprunedDefaults(schematest.Schema(t, s))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -526,7 +527,7 @@ func TestSchemaValidationOptionsRelaxRulesForStoredSchemas(t *testing.T) {
 			schema: `{type: object, properties: {a: {type: array, x-kubernetes-list-type: set, items: {type: object, properties: {x: {type: string}}}}}}`,
 			opts:   SchemaValidationOptions{AllowNonAtomicSetItems: true},
 			has: func(t *testing.T, s string) bool {
-				return SchemaHasNonAtomicSetItems(schemaFromYAML(t, s))
+				return SchemaHasNonAtomicSetItems(schematest.Schema(t, s))
 			},
 			without: []string{"spec.validation.openAPIV3Schema.properties[a].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set"},
 		},
@@ -535,7 +536,7 @@ func TestSchemaValidationOptionsRelaxRulesForStoredSchemas(t *testing.T) {
 			schema: `{type: object, properties: {a: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [k], items: {type: object, properties: {k: {type: string}}}}}}`,
 			opts:   SchemaValidationOptions{AllowInvalidListMapKeys: true},
 			has: func(t *testing.T, s string) bool {
-				return SchemaHasInvalidListMapKeys(schemaFromYAML(t, s))
+				return SchemaHasInvalidListMapKeys(schematest.Schema(t, s))
 			},
 			without: []string{"spec.validation.openAPIV3Schema.properties[a].items.properties[k].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"},
 		},
@@ -544,7 +545,7 @@ func TestSchemaValidationOptionsRelaxRulesForStoredSchemas(t *testing.T) {
 			schema: `{type: object, properties: {a: {type: foo}}}`,
 			opts:   SchemaValidationOptions{AllowInvalidTypes: true},
 			has: func(t *testing.T, s string) bool {
-				return SchemaHasInvalidTypes(schemaFromYAML(t, s))
+				return SchemaHasInvalidTypes(schematest.Schema(t, s))
 			},
 			without: []string{`spec.validation.openAPIV3Schema.properties[a].type: Unsupported value: "foo": supported values: "array", "boolean", "integer", "number", "object", "string"`},
 		},
@@ -554,16 +555,16 @@ func TestSchemaValidationOptionsRelaxRulesForStoredSchemas(t *testing.T) {
 			if !tt.has(t, tt.schema) {
 				t.Errorf("the predicate does not detect the schema")
 			}
-			strict := ValidateCustomResourceDefinitionSchema(crdSchemaPath, schemaFromYAML(t, tt.schema), SchemaValidationOptions{})
-			diffStrings(t, tt.without, errorStrings(strict))
-			relaxed := ValidateCustomResourceDefinitionSchema(crdSchemaPath, schemaFromYAML(t, tt.schema), tt.opts)
-			diffStrings(t, nil, errorStrings(relaxed))
+			strict := ValidateCustomResourceDefinitionSchema(crdSchemaPath, schematest.Schema(t, tt.schema), SchemaValidationOptions{})
+			schematest.DiffStrings(t, tt.without, schematest.ErrorStrings(strict))
+			relaxed := ValidateCustomResourceDefinitionSchema(crdSchemaPath, schematest.Schema(t, tt.schema), tt.opts)
+			schematest.DiffStrings(t, nil, schematest.ErrorStrings(relaxed))
 		})
 	}
 }
 
 func TestSchemaPredicatesOnCleanSchema(t *testing.T) {
-	s := schemaFromYAML(t, `{type: object, properties: {a: {type: string, default: x}, l: {type: array, x-kubernetes-list-type: set, items: {type: string}}}}`)
+	s := schematest.Schema(t, `{type: object, properties: {a: {type: string, default: x}, l: {type: array, x-kubernetes-list-type: set, items: {type: string}}}}`)
 	if SchemaIsNonStructural(s) {
 		t.Error("SchemaIsNonStructural")
 	}
@@ -579,7 +580,7 @@ func TestSchemaPredicatesOnCleanSchema(t *testing.T) {
 }
 
 func TestValidateDefaultRulesHook(t *testing.T) {
-	s := schemaFromYAML(t, `{type: object, properties: {a: {type: string, default: x}, b: {type: integer, default: "wrong"}, e: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true, default: {apiVersion: v1, kind: K}}}}`)
+	s := schematest.Schema(t, `{type: object, properties: {a: {type: string, default: x}, b: {type: integer, default: "wrong"}, e: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true, default: {apiVersion: v1, kind: K}}}}`)
 	var calls []string
 	opts := SchemaValidationOptions{
 		ValidateDefaultRules: func(fldPath *field.Path, s *schema.Structural, isResourceRoot bool, value interface{}) field.ErrorList {
@@ -592,18 +593,18 @@ func TestValidateDefaultRulesHook(t *testing.T) {
 	}
 	got := ValidateCustomResourceDefinitionSchema(crdSchemaPath, s, opts)
 	// The rules run only for defaults that passed every other check.
-	diffStrings(t, []string{
+	schematest.DiffStrings(t, []string{
 		"spec.validation.openAPIV3Schema.properties[a].default",
 		"spec.validation.openAPIV3Schema.properties[e].default",
 	}, calls)
-	diffStrings(t, []string{
+	schematest.DiffStrings(t, []string{
 		`spec.validation.openAPIV3Schema.properties[b].default: Invalid value: "string":  in body must be of type integer: "string"`,
 		`spec.validation.openAPIV3Schema.properties[e].default: Invalid value: {"apiVersion":"v1","kind":"K"}: rule failed`,
-	}, errorStrings(got))
+	}, schematest.ErrorStrings(got))
 }
 
 func TestFormatAndListSetWarnings(t *testing.T) {
-	s := schemaFromYAML(t, `
+	s := schematest.Schema(t, `
 		type: object
 		properties:
 		  a: {type: string, format: date-time}
@@ -615,8 +616,8 @@ func TestFormatAndListSetWarnings(t *testing.T) {
 		  g: {type: array, x-kubernetes-list-type: set, items: {type: array, items: {type: string}}}
 		  h: {type: array, x-kubernetes-list-type: set, items: {type: object}}
 		`)
-	diffStrings(t, []string{"bogus", "date", "int32"}, UnrecognizedFormats(s))
-	diffStrings(t, []string{
+	schematest.DiffStrings(t, []string{"bogus", "date", "int32"}, UnrecognizedFormats(s))
+	schematest.DiffStrings(t, []string{
 		`x-kubernetes-list-type: set for items of type "array" is not supported by server-side apply or CEL validation rules`,
 		`x-kubernetes-list-type: set for items of type "object" is not supported by server-side apply or CEL validation rules`,
 	}, NonScalarListTypeSetWarnings(s))

@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/required"
 	structuralschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/defaulting"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/internal/schematest"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/pruning"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/valuevalidation"
 )
@@ -174,7 +175,7 @@ func TestSharedCRDSamples(t *testing.T) {
 	tested := 0
 	for _, path := range paths {
 		for i, doc := range samples[path] {
-			obj := objectFromYAML(t, string(doc)).(map[string]interface{})
+			obj := schematest.Object(t, string(doc)).(map[string]interface{})
 			apiVersion, _ := obj["apiVersion"].(string)
 			group, version, _ := strings.Cut(apiVersion, "/")
 			crd := byKind[group+"/"+fmt.Sprint(obj["kind"])]
@@ -284,7 +285,7 @@ func BenchmarkCertificate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	original := objectFromYAML(b, certificate)
+	original := schematest.Object(b, certificate)
 	if errs := validator.Validate(nil, original); len(errs) > 0 {
 		b.Fatalf("the benchmark object is invalid: %v", errs.ToAggregate())
 	}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/internal/schematest"
 )
 
 func TestValidateStructural(t *testing.T) {
@@ -315,8 +317,8 @@ func TestValidateStructural(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ValidateStructural(field.NewPath("openAPIV3Schema"), schemaFromYAML(t, tt.schema))
-			diffStrings(t, tt.want, errorStrings(got))
+			got := ValidateStructural(field.NewPath("openAPIV3Schema"), schematest.Schema(t, tt.schema))
+			schematest.DiffStrings(t, tt.want, schematest.ErrorStrings(got))
 		})
 	}
 }

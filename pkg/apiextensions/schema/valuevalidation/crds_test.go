@@ -18,6 +18,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/required"
 	structuralschema "github.com/kapi-dev/kapi/pkg/apiextensions/schema"
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/internal/schematest"
 )
 
 // loadYAMLDocuments returns the documents of every YAML file below dir of
@@ -134,7 +135,7 @@ func TestValidityCheckerNeverAcceptsInvalid(t *testing.T) {
 				fast := v.fast.valid(obj)
 				slow := validate.NewSchemaValidator(v.openAPI, nil, "", strfmt.Default).Validate(obj).IsValid()
 				if fast && !slow {
-					t.Errorf("%s/%s: the checker accepts what the value validator rejects: %s", name, version.Name, toJSON(t, obj))
+					t.Errorf("%s/%s: the checker accepts what the value validator rejects: %s", name, version.Name, schematest.JSON(t, obj))
 				}
 				if fast == slow && slow {
 					agreedValid++

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apiextensions/schema/internal/schematest"
 )
 
 // The value validator reports errors in an order that follows map
@@ -411,12 +413,12 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := NewValidator(schemaFromYAML(t, tt.schema))
+			v, err := NewValidator(schematest.Schema(t, tt.schema))
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := v.Validate(nil, objectFromYAML(t, tt.object))
-			diffStrings(t, tt.want, sortedErrorStrings(got))
+			got := v.Validate(nil, schematest.Object(t, tt.object))
+			schematest.DiffStrings(t, tt.want, schematest.SortedErrorStrings(got))
 		})
 	}
 }
@@ -547,12 +549,12 @@ func TestValidateUpdateRatchets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := NewValidator(schemaFromYAML(t, tt.schema))
+			v, err := NewValidator(schematest.Schema(t, tt.schema))
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := v.ValidateUpdate(nil, objectFromYAML(t, tt.object), objectFromYAML(t, tt.old))
-			diffStrings(t, tt.want, sortedErrorStrings(got))
+			got := v.ValidateUpdate(nil, schematest.Object(t, tt.object), schematest.Object(t, tt.old))
+			schematest.DiffStrings(t, tt.want, schematest.SortedErrorStrings(got))
 		})
 	}
 }
@@ -560,25 +562,25 @@ func TestValidateUpdateRatchets(t *testing.T) {
 func TestValidateAtPath(t *testing.T) {
 	// The status subresource validates status alone, against the status
 	// schema, and reports errors below "status".
-	v, err := NewValidator(schemaFromYAML(t, `{type: object, required: [ready], properties: {ready: {type: boolean}, conditions: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [type], items: {type: object, required: [type], properties: {type: {type: string}}}}}}`))
+	v, err := NewValidator(schematest.Schema(t, `{type: object, required: [ready], properties: {ready: {type: boolean}, conditions: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [type], items: {type: object, required: [type], properties: {type: {type: string}}}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := v.Validate(field.NewPath("status"), objectFromYAML(t, `{conditions: [{type: A}, {type: A}]}`))
-	diffStrings(t, []string{
+	got := v.Validate(field.NewPath("status"), schematest.Object(t, `{conditions: [{type: A}, {type: A}]}`))
+	schematest.DiffStrings(t, []string{
 		"status.conditions[1]: Duplicate value: {\"type\":\"A\"}",
 		"status.ready: Required value",
-	}, sortedErrorStrings(got))
+	}, schematest.SortedErrorStrings(got))
 }
 
 func TestValidateUpdateSkipsListChecksIfOldBrokeThem(t *testing.T) {
-	v, err := NewValidator(schemaFromYAML(t, `{type: object, properties: {s: {type: array, x-kubernetes-list-type: set, items: {type: string}}, t: {type: string}}}`))
+	v, err := NewValidator(schematest.Schema(t, `{type: object, properties: {s: {type: array, x-kubernetes-list-type: set, items: {type: string}}, t: {type: string}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := objectFromYAML(t, `{s: [a, a], t: x}`)
-	diffStrings(t, nil, errorStrings(v.ValidateUpdate(nil, objectFromYAML(t, `{s: [b, b], t: z}`), old)))
-	diffStrings(t, []string{`s[1]: Duplicate value: "b"`}, errorStrings(v.ValidateUpdate(nil, objectFromYAML(t, `{s: [b, b], t: z}`), objectFromYAML(t, `{s: [a], t: x}`))))
+	old := schematest.Object(t, `{s: [a, a], t: x}`)
+	schematest.DiffStrings(t, nil, schematest.ErrorStrings(v.ValidateUpdate(nil, schematest.Object(t, `{s: [b, b], t: z}`), old)))
+	schematest.DiffStrings(t, []string{`s[1]: Duplicate value: "b"`}, schematest.ErrorStrings(v.ValidateUpdate(nil, schematest.Object(t, `{s: [b, b], t: z}`), schematest.Object(t, `{s: [a], t: x}`))))
 }
 
 func TestValidatorWithoutSchema(t *testing.T) {
@@ -586,7 +588,7 @@ func TestValidatorWithoutSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if errs := v.Validate(nil, objectFromYAML(t, `{anything: [1, {x: y}]}`)); len(errs) != 0 {
+	if errs := v.Validate(nil, schematest.Object(t, `{anything: [1, {x: y}]}`)); len(errs) != 0 {
 		t.Errorf("got %v", errs)
 	}
 }
@@ -594,32 +596,32 @@ func TestValidatorWithoutSchema(t *testing.T) {
 func TestValidatorForNonStructuralSchema(t *testing.T) {
 	// Legacy schemas that are not structural still get their value
 	// validations.
-	v, err := NewValidator(schemaFromYAML(t, `{properties: {a: {maxLength: 1}, b: {patternProperties: {"^x": {type: integer}}}}}`))
+	v, err := NewValidator(schematest.Schema(t, `{properties: {a: {maxLength: 1}, b: {patternProperties: {"^x": {type: integer}}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.Structural() != nil {
 		t.Errorf("expected no structural schema")
 	}
-	diffStrings(t, []string{
+	schematest.DiffStrings(t, []string{
 		"a: Too long: may not be more than 1 byte",
 		`b.xa: Invalid value: "string": b.xa in body must be of type integer: "string"`,
-	}, sortedErrorStrings(v.Validate(nil, objectFromYAML(t, `{a: long, b: {xa: s}}`))))
+	}, schematest.SortedErrorStrings(v.Validate(nil, schematest.Object(t, `{a: long, b: {xa: s}}`))))
 }
 
 func TestNewValidatorRejectsRef(t *testing.T) {
-	if _, err := NewValidator(schemaFromYAML(t, `{type: object, properties: {a: {$ref: "#/x"}}}`)); err == nil {
+	if _, err := NewValidator(schematest.Schema(t, `{type: object, properties: {a: {$ref: "#/x"}}}`)); err == nil {
 		t.Error("expected an error")
 	}
 }
 
 func TestValidatorIsSafeForConcurrentUse(t *testing.T) {
-	v, err := NewValidator(schemaFromYAML(t, `{type: object, properties: {s: {type: string, maxLength: 2, oneOf: [{pattern: "^a"}, {pattern: "^b"}]}, l: {type: array, x-kubernetes-list-type: set, items: {type: string}}}}`))
+	v, err := NewValidator(schematest.Schema(t, `{type: object, properties: {s: {type: string, maxLength: 2, oneOf: [{pattern: "^a"}, {pattern: "^b"}]}, l: {type: array, x-kubernetes-list-type: set, items: {type: string}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	valid := objectFromYAML(t, `{s: ab, l: [a, b]}`)
-	invalid := objectFromYAML(t, `{s: abc, l: [a, a]}`)
+	valid := schematest.Object(t, `{s: ab, l: [a, b]}`)
+	invalid := schematest.Object(t, `{s: abc, l: [a, a]}`)
 	done := make(chan struct{})
 	for i := 0; i < 4; i++ {
 		go func() {
