@@ -116,10 +116,12 @@ func NewStorage(opts generic.RESTOptions, servedAs schema.GroupVersion) (*Storag
 		return nil, fmt.Errorf("events are not served in %s", servedAs)
 	}
 	s := &generic.Store{
-		NewFunc:                   func() runtime.Object { return &corev1.Event{} },
-		NewListFunc:               func() runtime.Object { return &corev1.EventList{} },
-		DefaultQualifiedResource:  corev1.Resource("events"),
-		SingularQualifiedResource: corev1.Resource("event"),
+		NewFunc:     func() runtime.Object { return &corev1.Event{} },
+		NewListFunc: func() runtime.Object { return &corev1.EventList{} },
+		// Errors name the resource of the API that serves it:
+		// events.events.k8s.io through events.k8s.io/v1.
+		DefaultQualifiedResource:  servedAs.WithResource("events").GroupResource(),
+		SingularQualifiedResource: servedAs.WithResource("event").GroupResource(),
 		KeyPrefix:                 "/events",
 		FieldsFunc:                selectable,
 		CreateStrategy:            Strategy,
