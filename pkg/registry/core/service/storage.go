@@ -170,7 +170,9 @@ func NewStorage(opts generic.RESTOptions, clusterIPs *net.IPNet, nodePorts utiln
 		DeleteStrategy: st,
 		ShortNamesList: []string{"svc"},
 		CategoriesList: []string{"all"},
-		AfterDelete:    r.afterDelete,
+		// kube-apiserver answers a delete with the deleted service.
+		ReturnDeletedObject: true,
+		AfterDelete:         r.afterDelete,
 	}
 	if err := opts.Complete(r.Store, corev1.SchemeGroupVersion); err != nil {
 		return nil, err

@@ -34,6 +34,8 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
 		ShortNamesList:            []string{"sa"},
+		// kube-apiserver answers a delete with the deleted account.
+		ReturnDeletedObject: true,
 	}
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
