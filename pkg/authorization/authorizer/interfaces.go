@@ -4,6 +4,8 @@ package authorizer
 import (
 	"context"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 )
 
@@ -79,4 +81,16 @@ func (a AttributesRecord) IsReadOnly() bool {
 		return true
 	}
 	return false
+}
+
+// RuleResolver lists what a user may do, as SelfSubjectRulesReview
+// reports it (`kubectl auth can-i --list`). Authorizers that can say so
+// (RBAC, the Node authorizer, a webhook that cannot) implement it beside
+// Authorizer.
+type RuleResolver interface {
+	// RulesFor returns the rules u has in namespace, cluster-wide ones
+	// included. incomplete is true when the answer may leave rules out
+	// (an authorizer that cannot list, a binding that failed to resolve);
+	// err then says why.
+	RulesFor(ctx context.Context, u user.Info, namespace string) (resourceRules []authorizationv1.ResourceRule, nonResourceRules []authorizationv1.NonResourceRule, incomplete bool, err error)
 }
