@@ -133,7 +133,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	authz, err := authorization.New(c.AuthorizationMode)
+	authz, err := authorization.New(c.AuthorizationMode, authorization.Built{})
 	if err != nil {
 		return nil, fmt.Errorf("--authorization-mode: %w", err)
 	}

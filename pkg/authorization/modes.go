@@ -38,10 +38,29 @@ func ModeChoices() []string {
 	return []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeABAC, ModeWebhook, ModeRBAC, ModeNode}
 }
 
-// implemented maps the modes kapi implements to their authorizers.
-var implemented = map[string]func() authorizer.Authorizer{
-	ModeAlwaysAllow: authorizerfactory.NewAlwaysAllowAuthorizer,
-	ModeAlwaysDeny:  authorizerfactory.NewAlwaysDenyAuthorizer,
+// Built are the authorizers of the modes that need more than their name
+// to be made: RBAC and Node read the API through informers, which the
+// caller owns, so the caller builds them and hands them in. A nil field
+// means the mode cannot be used.
+type Built struct {
+	RBAC authorizer.Authorizer
+	Node authorizer.Authorizer
+}
+
+// implemented maps the modes kapi can serve with built to their
+// authorizers.
+func implemented(built Built) map[string]authorizer.Authorizer {
+	m := map[string]authorizer.Authorizer{
+		ModeAlwaysAllow: authorizerfactory.NewAlwaysAllowAuthorizer(),
+		ModeAlwaysDeny:  authorizerfactory.NewAlwaysDenyAuthorizer(),
+	}
+	if built.RBAC != nil {
+		m[ModeRBAC] = built.RBAC
+	}
+	if built.Node != nil {
+		m[ModeNode] = built.Node
+	}
+	return m
 }
 
 // New returns the authorizer for the ordered list of --authorization-mode
@@ -68,8 +87,9 @@ var implemented = map[string]func() authorizer.Authorizer{
 // The guard is placed whether or not --anonymous-auth is on, because an
 // authenticated user can still act as system:anonymous by impersonation,
 // and the rule is about the identity, not about how it was obtained.
-func New(modes []string) (authorizer.Authorizer, error) {
-	if err := validate(modes); err != nil {
+func New(modes []string, built Built) (authorizer.Authorizer, error) {
+	available := implemented(built)
+	if err := validate(modes, available); err != nil {
 		return nil, err
 	}
 
@@ -85,22 +105,22 @@ func New(modes []string) (authorizer.Authorizer, error) {
 		if mode == ModeAlwaysAllow {
 			chain = append(chain, anonymousguard.New())
 		}
-		chain = append(chain, implemented[mode]())
+		chain = append(chain, available[mode])
 	}
 	return union.New(chain...), nil
 }
 
-func validate(modes []string) error {
+func validate(modes []string, available map[string]authorizer.Authorizer) error {
 	var errs []error
 	if len(modes) == 0 {
 		errs = append(errs, errors.New("at least one authorization-mode must be passed"))
 	}
 	for _, mode := range modes {
 		switch {
-		case implemented[mode] != nil:
+		case available[mode] != nil:
 		case slices.Contains(ModeChoices(), mode):
 			errs = append(errs, fmt.Errorf("authorization-mode %q is not implemented by kapi yet; implemented modes are %s",
-				mode, strings.Join(implementedModes(), ", ")))
+				mode, strings.Join(implementedModes(available), ", ")))
 		default:
 			errs = append(errs, fmt.Errorf("authorization-mode %q is not a valid mode", mode))
 		}
@@ -112,10 +132,10 @@ func validate(modes []string) error {
 }
 
 // implementedModes lists the implemented modes in ModeChoices order.
-func implementedModes() []string {
+func implementedModes(available map[string]authorizer.Authorizer) []string {
 	var out []string
 	for _, m := range ModeChoices() {
-		if implemented[m] != nil {
+		if available[m] != nil {
 			out = append(out, m)
 		}
 	}

@@ -91,7 +91,7 @@ func TestChain(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.modes, ","), func(t *testing.T) {
-			a, err := New(tt.modes)
+			a, err := New(tt.modes, Built{})
 			if err != nil {
 				t.Fatalf("New(%q): %v", tt.modes, err)
 			}
@@ -152,7 +152,7 @@ func TestInvalidModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.modes, ","), func(t *testing.T) {
-			a, err := New(tt.modes)
+			a, err := New(tt.modes, Built{})
 			if err == nil || a != nil {
 				t.Fatalf("New(%q) = %v, %v; want an error", tt.modes, a, err)
 			}
@@ -167,9 +167,26 @@ func TestInvalidModes(t *testing.T) {
 
 func TestEveryChoiceIsImplementedOrExplained(t *testing.T) {
 	for _, mode := range ModeChoices() {
-		_, err := New([]string{mode})
+		_, err := New([]string{mode}, Built{})
 		if err != nil && !strings.Contains(err.Error(), "not implemented by kapi yet") {
 			t.Errorf("mode %q: %v", mode, err)
 		}
+	}
+}
+
+func TestBuiltAuthorizersServeTheirModes(t *testing.T) {
+	rbac := authorizer.AuthorizerFunc(func(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
+		return authorizer.DecisionAllow, "rbac said so", nil
+	})
+	a, err := New([]string{ModeRBAC}, Built{RBAC: rbac})
+	if err != nil {
+		t.Fatalf("New(RBAC) with an RBAC authorizer: %v", err)
+	}
+	attrs := authorizer.AttributesRecord{User: &user.DefaultInfo{Name: "alice"}, Verb: "get", Resource: "pods", ResourceRequest: true}
+	if d, _, _ := a.Authorize(context.Background(), attrs); d != authorizer.DecisionAllow {
+		t.Errorf("RBAC decided %v, want the built authorizer's allow", d)
+	}
+	if _, err := New([]string{ModeNode}, Built{RBAC: rbac}); err == nil {
+		t.Error("New(Node) without a Node authorizer succeeded")
 	}
 }
