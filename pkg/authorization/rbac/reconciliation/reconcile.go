@@ -140,9 +140,11 @@ func (r *reconciler) all(ctx context.Context) {
 }
 
 // one reconciles an object, again on a conflict (someone wrote it between
-// our read and our write).
+// our read and our write) or when the server is briefly unavailable (as
+// kube-apiserver is while it updates storage versions).
 func (r *reconciler) one(ctx context.Context, kind, name string, run func() (op, error)) {
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+	retriable := func(err error) bool { return apierrors.IsConflict(err) || apierrors.IsServiceUnavailable(err) }
+	err := retry.OnError(retry.DefaultBackoff, retriable, func() error {
 		o, err := run()
 		if err != nil {
 			return err

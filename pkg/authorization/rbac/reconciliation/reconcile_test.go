@@ -488,3 +488,28 @@ func normalize(t *testing.T, o runtime.Object) map[string]any {
 func newClient(objs ...runtime.Object) *fake.Clientset {
 	return fake.NewSimpleClientset(objs...) //nolint:staticcheck // see above
 }
+
+// TestUnavailableOrConflictingWritesAreRetried: a write refused because
+// the server is briefly unavailable, or because someone wrote first, is
+// tried again.
+func TestUnavailableOrConflictingWritesAreRetried(t *testing.T) {
+	client := newClient()
+	refusals := map[string]error{
+		"cluster-admin": apierrors.NewServiceUnavailable("storage version update"),
+		"view":          apierrors.NewConflict(schema.GroupResource{Group: rbacv1.GroupName, Resource: "clusterroles"}, "view", errors.New("changed")),
+	}
+	client.PrependReactor("create", "clusterroles", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		name := a.(clienttesting.CreateAction).GetObject().(metav1.Object).GetName()
+		if err, ok := refusals[name]; ok {
+			delete(refusals, name)
+			return true, nil, err
+		}
+		return false, nil, nil
+	})
+	ensure(t, client)
+	for _, name := range []string{"cluster-admin", "view"} {
+		if _, err := client.RbacV1().ClusterRoles().Get(context.Background(), name, metav1.GetOptions{}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
