@@ -3,12 +3,18 @@ package bootstrappolicy
 // clusterRoleSpecs are the ClusterRoles of people and of the components
 // other than kube-controller-manager's controllers, by name.
 var clusterRoleSpecs = []clusterRoleSpec{
+	// The user-facing roles are aggregated, so that a CRD's author can
+	// extend them with a labelled ClusterRole. admin takes edit's rules
+	// (edit is labelled aggregate-to-admin), edit takes view's.
 	{name: "admin", aggregates: "admin"},
+	// cluster-admin allows everything; it is bound to system:masters.
 	{name: "cluster-admin", rules: rules(
 		rule("*").groups("*").resources("*"),
 		rule("*").urls("*"),
 	)},
 	{name: "edit", aggregateTo: "admin", aggregates: "edit"},
+	// system:aggregate-to-* hold the bootstrap rules of admin, edit and
+	// view; the aggregation copies them into those roles.
 	{name: "system:aggregate-to-admin", aggregateTo: "admin", rules: rules(
 		rule("create").groups("authorization.k8s.io").resources("localsubjectaccessreviews"),
 		rule(readWrite...).groups("rbac.authorization.k8s.io").resources("rolebindings", "roles"),
@@ -73,6 +79,9 @@ var clusterRoleSpecs = []clusterRoleSpec{
 	{name: "system:cluster-trust-bundle-discovery", rules: rules(
 		rule(read...).groups("certificates.k8s.io").resources("clustertrustbundles"),
 	)},
+	// system:discovery is for authenticated users only; the public
+	// part of it (version, health) moved to system:public-info-viewer,
+	// which anonymous users get too.
 	{name: "system:discovery", rules: rules(
 		rule("get").urls("/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"),
 	)},
@@ -139,6 +148,8 @@ var clusterRoleSpecs = []clusterRoleSpec{
 		rule("get").urls("/flagz", "/healthz", "/healthz/*", "/livez", "/livez/*", "/metrics", "/metrics/slis", "/readyz", "/readyz/*", "/statusz"),
 		rule("get").groups(core).resources("nodes/metrics"),
 	)},
+	// system:node is what kubelets needed before the Node authorizer;
+	// it is kept, unbound (see bindings.go).
 	{name: "system:node", rules: rules(
 		rule("create").groups("authentication.k8s.io").resources("tokenreviews"),
 		rule("create").groups("authorization.k8s.io").resources("localsubjectaccessreviews", "subjectaccessreviews"),

@@ -11,6 +11,10 @@
 // reconciler (package reconciliation) keeps them in place at every start
 // unless an administrator sets the annotation to "false".
 //
+// The policy is the one kube-apiserver 1.37.1 creates with its default
+// feature gates: rules upstream adds only behind a gate that is off by
+// default are not here, and the rules of gates on by default are.
+//
 // The aggregated roles (admin, edit, view) are declared without rules:
 // their rules are the union of the roles their aggregationRule selects,
 // which the ClusterRole aggregation controller computes. The test
