@@ -30,6 +30,9 @@ var Layers = []Layer{
 		{Name: "authenticators", Prefixes: []string{"pkg/authentication"}},
 		{Name: "authorizers", Prefixes: []string{"pkg/authorization"}},
 		{Name: "admission plugins", Prefixes: []string{"pkg/admission/plugin"}},
+		// Controllers kapi runs in-process (kube-controller-manager runs
+		// them upstream); they know the API only through client-go.
+		{Name: "in-process controllers", Prefixes: []string{"pkg/controller"}},
 	}},
 	{Name: "endpoints", Components: []Component{
 		{Name: "endpoints", Prefixes: []string{"pkg/endpoints"}},

@@ -195,6 +195,9 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		}
 		return nil
 	})
+	if err := addRBACBootstrap(aggregator, rbacServed(disc.HasResource), loopbackClient, sharedInformers, log); err != nil {
+		return nil, err
+	}
 	metricsRegistry := installSystemEndpoints(aggregator, c.Profiling, net.JoinHostPort(public.String(), strconv.Itoa(port)))
 	aggregator.Handle("/openapi/", openAPIService)
 
