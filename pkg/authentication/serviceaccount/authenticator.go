@@ -14,6 +14,7 @@ package serviceaccount
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
@@ -87,8 +88,9 @@ type Config struct {
 
 // Authenticator authenticates service-account tokens.
 type Authenticator struct {
-	c       Config
-	issuers map[string]bool
+	c        Config
+	issuers  map[string]bool
+	verified *verifiedCache
 }
 
 // New returns the authenticator of c.
@@ -99,7 +101,7 @@ func New(c Config) *Authenticator {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	a := &Authenticator{c: c, issuers: map[string]bool{}}
+	a := &Authenticator{c: c, issuers: map[string]bool{}, verified: newVerifiedCache(verifiedCacheSize, verifiedCacheTTL)}
 	for _, iss := range c.Issuers {
 		a.issuers[iss] = true
 	}
@@ -134,25 +136,38 @@ func (a *Authenticator) AuthenticateTokenForAudiences(token string, audiences []
 	if !sa.LooksLikeJWT(token) {
 		return nil, false, nil
 	}
-	t, err := sa.Parse(token)
-	if err != nil {
+	key := sha256.Sum256([]byte(token))
+	c, cached := a.verified.get(key, a.c.Now())
+	if !cached {
+		t, err := sa.Parse(token)
+		if err != nil {
+			return nil, false, nil
+		}
+		c = &t.Claims
+		if !a.mine(c) {
+			return nil, false, nil
+		}
+		if err := a.c.Verifier.Verify(t); err != nil {
+			return nil, false, err
+		}
+		a.verified.put(key, c, a.c.Now())
+	}
+	if !a.mine(c) {
+		// Legacy tokens may have been switched off since.
 		return nil, false, nil
 	}
-	c := &t.Claims
-	legacy := c.IsLegacy()
-	switch {
-	case legacy && !a.c.Legacy:
-		return nil, false, nil
-	case !legacy && !a.issuers[c.Issuer]:
-		return nil, false, nil
-	}
-	if err := a.c.Verifier.Verify(t); err != nil {
-		return nil, false, err
-	}
-	if legacy {
+	if c.IsLegacy() {
 		return a.legacy(token, c)
 	}
 	return a.bound(c, audiences)
+}
+
+// mine tells whether a token's issuer is one this authenticator accepts.
+func (a *Authenticator) mine(c *sa.Claims) bool {
+	if c.IsLegacy() {
+		return a.c.Legacy
+	}
+	return a.issuers[c.Issuer]
 }
 
 func (a *Authenticator) bound(c *sa.Claims, audiences []string) (*authenticator.Response, bool, error) {

@@ -362,3 +362,28 @@ func TestRequestAudiences(t *testing.T) {
 		t.Error("the accepted token is still on the request")
 	}
 }
+
+// TestVerifiedTokensAreStillChecked: a token whose signature was verified
+// before is remembered, but its expiry and its objects are checked on
+// every use.
+func TestVerifiedTokensAreStillChecked(t *testing.T) {
+	r, v := load(t)
+	objs := cluster(t, r)
+	token := r.token(t, "plain")
+	now := issuedAt(t, token).Add(time.Minute)
+	a := New(Config{Issuers: []string{r.Issuer}, Verifier: v, APIAudiences: []string{r.Issuer}, Lookup: true, Getter: objs,
+		Now: func() time.Time { return now }})
+	if _, ok, err := a.AuthenticateToken(token); !ok || err != nil {
+		t.Fatalf("ok=%v err=%v", ok, err)
+	}
+	clear(objs.accounts)
+	if _, ok, err := a.AuthenticateToken(token); ok || err == nil {
+		t.Fatalf("after the account was deleted: ok=%v err=%v", ok, err)
+	}
+	objs = cluster(t, r)
+	a.c.Getter = objs
+	now = now.Add(2 * time.Hour)
+	if _, ok, err := a.AuthenticateToken(token); ok || err == nil || err.Error() != "service account token has expired" {
+		t.Fatalf("after expiry: ok=%v err=%v", ok, err)
+	}
+}
