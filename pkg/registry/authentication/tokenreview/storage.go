@@ -89,14 +89,15 @@ func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation 
 	if ok && resp != nil {
 		// An authenticator that knows no audiences (certificates, static
 		// tokens) vouches for the API's own, as kube-apiserver wraps it.
-		granted = resp.Audiences
-		if len(granted) == 0 {
-			granted = r.apiAudiences
+		tokenAuds := resp.Audiences
+		if len(tokenAuds) == 0 {
+			tokenAuds = r.apiAudiences
 		}
+		granted = tokenAuds
 		if len(auds) > 0 {
-			granted = slices.DeleteFunc(slices.Clone(granted), func(a string) bool { return !slices.Contains(auds, a) })
+			granted = slices.DeleteFunc(slices.Clone(tokenAuds), func(a string) bool { return !slices.Contains(auds, a) })
 			if len(granted) == 0 {
-				review.Status = authenticationv1.TokenReviewStatus{Error: "token audiences is invalid for the target audiences"}
+				review.Status = authenticationv1.TokenReviewStatus{Error: fmt.Sprintf("token audiences %q is invalid for the target audiences %q", tokenAuds, auds)}
 				return review, nil
 			}
 		}
