@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -100,7 +101,7 @@ func buildServiceAccountTokens(c *Config, pkiDir, externalAddress string, client
 		Lookup:       sac.Lookup,
 		Legacy:       true,
 		Getter:       getter,
-		Tracker:      legacyTokenTracker{client: client, log: log},
+		Tracker:      legacyTokenTracker{client: client, log: log, patched: &sync.Map{}},
 		Logger:       log.With("component", "serviceaccount-token"),
 	}))
 	if c.EnableBootstrapTokenAuth {
@@ -210,13 +211,20 @@ func (g *objectGetter) GetNode(name string) (*corev1.Node, error) {
 
 // legacyTokenTracker labels a legacy token's Secret with the day it was
 // last used, through the loopback client, without holding up the request
-// that used it.
+// that used it. Until the informer shows the label, the requests that use
+// the token again find it missing: the tracker patches once per Secret and
+// day all the same.
 type legacyTokenTracker struct {
 	client kubernetes.Interface
 	log    *slog.Logger
+	// patched is the day each Secret ("namespace/name") was last patched.
+	patched *sync.Map
 }
 
 func (l legacyTokenTracker) MarkLegacyTokenUsed(namespace, secretName, date string) error {
+	if prev, loaded := l.patched.Swap(namespace+"/"+secretName, date); loaded && prev == date {
+		return nil
+	}
 	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q}}}`, saauth.LegacyTokenLastUsedLabel, date)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), liveTimeout)
