@@ -54,6 +54,7 @@ var Layers = []Layer{
 	{Name: "API types and leaf libraries", Components: []Component{
 		{Name: "api", Prefixes: []string{"pkg/api", "pkg/apis"}},
 		{Name: "certs", Prefixes: []string{"pkg/certs"}},
+		{Name: "service-account tokens", Prefixes: []string{"pkg/serviceaccount"}},
 		{Name: "version", Prefixes: []string{"pkg/version"}},
 		{Name: "test support", Prefixes: []string{"internal"}},
 	}},

@@ -17,8 +17,8 @@ import (
 
 // buildAuthentication chains the authenticators the flags ask for: client
 // certificates, the loopback token of in-process clients, static tokens,
-// and anonymous last when --anonymous-auth is on.
-func buildAuthentication(o *Config, clientCAs *x509.CertPool, loopbackToken string, log *slog.Logger) (authenticator.Request, error) {
+// service-account and bootstrap tokens, and anonymous last when --anonymous-auth is on.
+func buildAuthentication(o *Config, clientCAs *x509.CertPool, loopbackToken string, serviceAccountTokens []authenticator.Request, log *slog.Logger) (authenticator.Request, error) {
 	tokens := []authenticator.Request{
 		bearertoken.New(tokenfile.New(map[string]*user.DefaultInfo{
 			loopbackToken: {Name: user.APIServerUser, UID: "kapi-loopback", Groups: []string{user.SystemPrivilegedGrp}},
@@ -31,6 +31,7 @@ func buildAuthentication(o *Config, clientCAs *x509.CertPool, loopbackToken stri
 		}
 		tokens = append(tokens, bearertoken.New(tf))
 	}
+	tokens = append(tokens, serviceAccountTokens...)
 	chain := append([]authenticator.Request{x509auth.New(x509auth.StaticCAPool(clientCAs))}, tokens...)
 	authn := authenticator.Request(group.NewAuthenticatedGroupAdder(union.New(chain...)))
 	if o.AnonymousAuth {

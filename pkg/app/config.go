@@ -55,6 +55,14 @@ type Config struct {
 	// AuthorizationMode is the ordered list of authorizers.
 	AuthorizationMode []string
 
+	// ServiceAccounts configures service-account tokens.
+	ServiceAccounts ServiceAccountConfig
+	// APIAudiences are --api-audiences; empty means the service-account
+	// issuers.
+	APIAudiences []string
+	// EnableBootstrapTokenAuth is --enable-bootstrap-token-auth.
+	EnableBootstrapTokenAuth bool
+
 	Etcd EtcdConfig
 	// WatchCache says which resources are served from a watch cache.
 	WatchCache generic.WatchCacheConfig
@@ -98,6 +106,34 @@ type EtcdConfig struct {
 	CompactionInterval time.Duration
 }
 
+// ServiceAccountConfig is the --service-account-* flags.
+type ServiceAccountConfig struct {
+	// Issuers are --service-account-issuer: the first signs, all are
+	// accepted. Empty means kapi's DefaultServiceAccountIssuer.
+	Issuers []string
+	// KeyFiles are --service-account-key-file, the public keys tokens
+	// verify with; empty means kapi's generated sa.pub.
+	KeyFiles []string
+	// SigningKeyFile is --service-account-signing-key-file; empty means
+	// kapi's generated sa.key.
+	SigningKeyFile string
+	// Lookup is --service-account-lookup.
+	Lookup bool
+	// MaxTokenExpiration is --service-account-max-token-expiration; 0 is
+	// no limit.
+	MaxTokenExpiration time.Duration
+	// ExtendTokenExpiration is --service-account-extend-token-expiration.
+	ExtendTokenExpiration bool
+	// JWKSURI is --service-account-jwks-uri; empty means this server's
+	// /openid/v1/jwks.
+	JWKSURI string
+}
+
+// DefaultServiceAccountIssuer is the issuer of kapi's tokens when
+// --service-account-issuer is not given (kube-apiserver requires the
+// flag); it is the one kubeadm configures.
+const DefaultServiceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
+
 // NewConfig returns the defaults: kube-apiserver's where kapi has the same
 // setting, kapi's zero-config choices otherwise. DataDir and Logger are
 // left for the caller.
@@ -108,6 +144,7 @@ func NewConfig() *Config {
 		SecurePort:                  6443,
 		AnonymousAuth:               true,
 		AuthorizationMode:           []string{"AlwaysAllow"},
+		ServiceAccounts:             ServiceAccountConfig{Lookup: true, ExtendTokenExpiration: true},
 		Etcd:                        EtcdConfig{Prefix: "/registry", CompactionInterval: 5 * time.Minute},
 		WatchCache:                  generic.WatchCacheConfig{Enabled: true, DefaultSize: 100, Sizes: generic.DefaultWatchCacheSizes()},
 		ServiceClusterIPRange:       serviceNet,

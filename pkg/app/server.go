@@ -129,7 +129,11 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		go etcd3.RunCompactor(compactCtx, client, c.Etcd.CompactionInterval, log.With("component", "etcd-compactor"))
 	}
 
-	authn, err := buildAuthentication(c, caPool, loopbackToken, log)
+	saTokens, err := buildServiceAccountTokens(c, filepath.Join(c.DataDir, "pki"), net.JoinHostPort(public.String(), strconv.Itoa(port)), loopbackClient, sharedInformers, log)
+	if err != nil {
+		return nil, err
+	}
+	authn, err := buildAuthentication(c, caPool, loopbackToken, saTokens.authenticators, log)
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +182,9 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		PublicAddress:         public,
 		MinRequestTimeout:     c.MinRequestTimeout,
 		MaxRequestBodyBytes:   c.MaxRequestBodyBytes,
+		ServiceAccountTokens:  saTokens.issue,
+		Authenticator:         authn,
+		APIAudiences:          saTokens.apiAudiences,
 	}, apiextensionsServer, disc)
 	if err != nil {
 		return nil, err
@@ -200,6 +207,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	}
 	metricsRegistry := installSystemEndpoints(aggregator, c.Profiling, net.JoinHostPort(public.String(), strconv.Itoa(port)))
 	aggregator.Handle("/openapi/", openAPIService)
+	installIssuerDiscovery(aggregator, saTokens)
 
 	prepared, err := aggregator.PrepareRun(server.ServingConfig{
 		Listener:                     ln,

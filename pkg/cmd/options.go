@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,17 @@ type Options struct {
 	TokenAuthFile     string
 	AnonymousAuth     bool
 	AuthorizationMode []string
+
+	// Service-account and bootstrap tokens.
+	ServiceAccountIssuers               []string
+	ServiceAccountKeyFiles              []string
+	ServiceAccountSigningKeyFile        string
+	ServiceAccountLookup                bool
+	ServiceAccountMaxTokenExpiration    time.Duration
+	ServiceAccountExtendTokenExpiration bool
+	ServiceAccountJWKSURI               string
+	APIAudiences                        []string
+	EnableBootstrapTokenAuth            bool
 
 	// Storage.
 	EtcdServers  []string
@@ -84,25 +96,27 @@ type Options struct {
 func NewOptions() *Options {
 	d := app.NewConfig()
 	return &Options{
-		DataDir:                     "kapi-data",
-		SecurePort:                  d.SecurePort,
-		BindAddress:                 d.BindAddress,
-		AnonymousAuth:               d.AnonymousAuth,
-		AuthorizationMode:           d.AuthorizationMode,
-		EtcdPrefix:                  d.Etcd.Prefix,
-		EtcdCompactionInterval:      d.Etcd.CompactionInterval,
-		WatchCache:                  d.WatchCache.Enabled,
-		DefaultWatchCacheSize:       d.WatchCache.DefaultSize,
-		ServiceClusterIPRange:       d.ServiceClusterIPRange.String(),
-		ServiceNodePortRange:        fmt.Sprintf("%d-%d", d.ServiceNodePortRange.Base, d.ServiceNodePortRange.Base+d.ServiceNodePortRange.Size-1),
-		MaxRequestsInflight:         d.MaxRequestsInflight,
-		MaxMutatingRequestsInflight: d.MaxMutatingRequestsInflight,
-		RequestTimeout:              d.RequestTimeout,
-		MinRequestTimeout:           int(d.MinRequestTimeout / time.Second),
-		MaxRequestBodyBytes:         d.MaxRequestBodyBytes,
-		RuntimeConfig:               map[string]string{},
-		Profiling:                   d.Profiling,
-		ignored:                     map[string]*string{},
+		DataDir:                             "kapi-data",
+		SecurePort:                          d.SecurePort,
+		BindAddress:                         d.BindAddress,
+		AnonymousAuth:                       d.AnonymousAuth,
+		AuthorizationMode:                   d.AuthorizationMode,
+		ServiceAccountLookup:                d.ServiceAccounts.Lookup,
+		ServiceAccountExtendTokenExpiration: d.ServiceAccounts.ExtendTokenExpiration,
+		EtcdPrefix:                          d.Etcd.Prefix,
+		EtcdCompactionInterval:              d.Etcd.CompactionInterval,
+		WatchCache:                          d.WatchCache.Enabled,
+		DefaultWatchCacheSize:               d.WatchCache.DefaultSize,
+		ServiceClusterIPRange:               d.ServiceClusterIPRange.String(),
+		ServiceNodePortRange:                fmt.Sprintf("%d-%d", d.ServiceNodePortRange.Base, d.ServiceNodePortRange.Base+d.ServiceNodePortRange.Size-1),
+		MaxRequestsInflight:                 d.MaxRequestsInflight,
+		MaxMutatingRequestsInflight:         d.MaxMutatingRequestsInflight,
+		RequestTimeout:                      d.RequestTimeout,
+		MinRequestTimeout:                   int(d.MinRequestTimeout / time.Second),
+		MaxRequestBodyBytes:                 d.MaxRequestBodyBytes,
+		RuntimeConfig:                       map[string]string{},
+		Profiling:                           d.Profiling,
+		ignored:                             map[string]*string{},
 	}
 }
 
@@ -128,6 +142,17 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		TokenAuthFile:     o.TokenAuthFile,
 		AnonymousAuth:     o.AnonymousAuth,
 		AuthorizationMode: o.AuthorizationMode,
+		ServiceAccounts: app.ServiceAccountConfig{
+			Issuers:               o.ServiceAccountIssuers,
+			KeyFiles:              o.ServiceAccountKeyFiles,
+			SigningKeyFile:        o.ServiceAccountSigningKeyFile,
+			Lookup:                o.ServiceAccountLookup,
+			MaxTokenExpiration:    o.ServiceAccountMaxTokenExpiration,
+			ExtendTokenExpiration: o.ServiceAccountExtendTokenExpiration,
+			JWKSURI:               o.ServiceAccountJWKSURI,
+		},
+		APIAudiences:             o.APIAudiences,
+		EnableBootstrapTokenAuth: o.EnableBootstrapTokenAuth,
 		Etcd: app.EtcdConfig{
 			Servers:            o.EtcdServers,
 			CAFile:             o.EtcdCAFile,
@@ -159,10 +184,6 @@ var ignoredFlags = []struct{ name, usage string }{
 	{"allow-privileged", "If true, allow privileged containers. [default=false]"},
 	{"disable-admission-plugins", "admission plugins that should be disabled although they are in the default enabled plugins list."},
 	{"enable-admission-plugins", "admission plugins that should be enabled in addition to default enabled ones."},
-	{"service-account-issuer", "Identifier of the service account token issuer."},
-	{"service-account-key-file", "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens."},
-	{"service-account-signing-key-file", "Path to the file that contains the current private key of the service account token issuer."},
-	{"service-account-lookup", "If true, validate ServiceAccount tokens exist in etcd as part of authentication."},
 	{"enable-priority-and-fairness", "If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness"},
 	{"feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features."},
 	{"audit-log-path", "If set, all requests coming to the apiserver will be logged to this file."},
@@ -180,7 +201,6 @@ var ignoredFlags = []struct{ name, usage string }{
 	{"storage-backend", "The storage backend for persistence. Options: 'etcd3' (default)."},
 	{"storage-media-type", "The media type to use to store objects in storage."},
 	{"endpoint-reconciler-type", "Use an endpoint reconciler (master-count, lease, none)"},
-	{"api-audiences", "Identifiers of the API."},
 	{"enable-aggregator-routing", "Turns on aggregator routing requests to endpoints IP rather than cluster IP."},
 }
 
@@ -198,6 +218,15 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate. Defaults to the generated CA.")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests.")
+	fs.StringArrayVar(&o.ServiceAccountIssuers, "service-account-issuer", o.ServiceAccountIssuers, "Identifier of the service account token issuer. The issuer will assert this identifier in \"iss\" claim of issued tokens. This value is a string or URI. When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted. kapi defaults to "+app.DefaultServiceAccountIssuer+".")
+	fs.StringArrayVar(&o.ServiceAccountKeyFiles, "service-account-key-file", o.ServiceAccountKeyFiles, "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. If unspecified, --service-account-signing-key-file is used; kapi defaults to the sa.pub it generates in <data-dir>/pki.")
+	fs.StringVar(&o.ServiceAccountSigningKeyFile, "service-account-signing-key-file", o.ServiceAccountSigningKeyFile, "Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key. kapi defaults to the sa.key it generates in <data-dir>/pki.")
+	fs.BoolVar(&o.ServiceAccountLookup, "service-account-lookup", o.ServiceAccountLookup, "If true, validate ServiceAccount tokens exist in etcd as part of authentication.")
+	fs.DurationVar(&o.ServiceAccountMaxTokenExpiration, "service-account-max-token-expiration", o.ServiceAccountMaxTokenExpiration, "The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.")
+	fs.BoolVar(&o.ServiceAccountExtendTokenExpiration, "service-account-extend-token-expiration", o.ServiceAccountExtendTokenExpiration, "Turns on projected service account expiration extension during token generation, which helps safe transition from legacy token to bound service account token feature. If this flag is enabled, admission injected tokens would be extended up to 1 year to prevent unexpected failure during transition, ignoring value of service-account-max-token-expiration.")
+	fs.StringVar(&o.ServiceAccountJWKSURI, "service-account-jwks-uri", o.ServiceAccountJWKSURI, "Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration.")
+	fs.StringSliceVar(&o.APIAudiences, "api-audiences", o.APIAudiences, "Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If unspecified, the service account issuers are used.")
+	fs.BoolVar(&o.EnableBootstrapTokenAuth, "enable-bootstrap-token-auth", o.EnableBootstrapTokenAuth, "Enable to allow secrets of type 'bootstrap.kubernetes.io/token' in the 'kube-system' namespace to be used for TLS bootstrapping authentication.")
 	fs.StringSliceVar(&o.AuthorizationMode, "authorization-mode", o.AuthorizationMode, "Ordered list of plug-ins to do authorization on secure port. kapi supports AlwaysAllow and AlwaysDeny.")
 
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. If empty, kapi runs an embedded etcd in --data-dir.")
@@ -283,6 +312,7 @@ func (o *Options) Validate() []error {
 	if _, err := controlplane.ParseRuntimeConfig(o.RuntimeConfig); err != nil {
 		errs = append(errs, fmt.Errorf("--runtime-config: %w", err))
 	}
+	errs = append(errs, o.validateServiceAccounts()...)
 	return errs
 }
 
@@ -335,4 +365,33 @@ func ParsePortRange(s string) (low, high int, err error) {
 		return 0, 0, fmt.Errorf("invalid port range")
 	}
 	return low, high, nil
+}
+
+// validateServiceAccounts checks the --service-account-* flags as
+// kube-apiserver does.
+func (o *Options) validateServiceAccounts() []error {
+	var errs []error
+	seen := map[string]bool{}
+	for _, iss := range o.ServiceAccountIssuers {
+		switch {
+		case iss == "":
+			errs = append(errs, errors.New("service-account-issuer should not be an empty string"))
+		case seen[iss]:
+			errs = append(errs, fmt.Errorf("service-account-issuer %q is already specified", iss))
+		case strings.Contains(iss, ":"):
+			if _, err := url.Parse(iss); err != nil {
+				errs = append(errs, fmt.Errorf("service-account-issuer %q contained a ':' but was not a valid URL: %v", iss, err))
+			}
+		}
+		seen[iss] = true
+	}
+	if u := o.ServiceAccountJWKSURI; u != "" {
+		if p, err := url.Parse(u); err != nil || p.Scheme != "https" {
+			errs = append(errs, errors.New("service-account-jwks-uri requires https scheme"))
+		}
+	}
+	if m := o.ServiceAccountMaxTokenExpiration; m != 0 && (m < time.Hour || m > (1<<32)*time.Second) {
+		errs = append(errs, errors.New("the service-account-max-token-expiration must be between 1 hour and 2^32 seconds"))
+	}
+	return errs
 }

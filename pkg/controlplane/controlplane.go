@@ -18,14 +18,17 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/registry"
 	appsrest "github.com/kapi-dev/kapi/pkg/registry/apps/rest"
+	authenticationrest "github.com/kapi-dev/kapi/pkg/registry/authentication/rest"
 	coordinationrest "github.com/kapi-dev/kapi/pkg/registry/coordination/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
 	corerest "github.com/kapi-dev/kapi/pkg/registry/core/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
+	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
 	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -56,6 +59,12 @@ type Config struct {
 	SecurePort          int
 	MinRequestTimeout   time.Duration
 	MaxRequestBodyBytes int64
+	// ServiceAccountTokens issue the tokens of serviceaccounts/token.
+	ServiceAccountTokens serviceaccount.TokenConfig
+	// Authenticator is the server's request authenticator, which
+	// tokenreviews ask; APIAudiences are --api-audiences.
+	Authenticator authenticator.Request
+	APIAudiences  []string
 }
 
 // providers declares the built-in groups the kube server serves, each in
@@ -63,8 +72,9 @@ type Config struct {
 // line in its group's provider.
 func providers(cfg Config) []registry.StorageProvider {
 	return []registry.StorageProvider{
-		corerest.StorageProvider{ServiceClusterIPRange: cfg.ServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange},
+		corerest.StorageProvider{ServiceClusterIPRange: cfg.ServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange, ServiceAccountTokens: cfg.ServiceAccountTokens},
 		appsrest.StorageProvider{},
+		authenticationrest.StorageProvider{Authenticator: cfg.Authenticator, APIAudiences: cfg.APIAudiences},
 		eventsrest.StorageProvider{},
 		coordinationrest.StorageProvider{},
 	}

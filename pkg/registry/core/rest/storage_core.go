@@ -27,6 +27,9 @@ type StorageProvider struct {
 	ServiceClusterIPRange *net.IPNet
 	// ServiceNodePortRange is --service-node-port-range.
 	ServiceNodePortRange utilnet.PortRange
+	// ServiceAccountTokens issue the tokens of serviceaccounts/token;
+	// without a signer the subresource is not served.
+	ServiceAccountTokens serviceaccount.TokenConfig
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -42,13 +45,20 @@ func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(ve
 		v1 := g.Version("v1")
 		v1.Add(namespace.NewStorage(opts))
 		v1.Add(configmap.NewStorage(opts))
-		v1.Add(secret.NewStorage(opts))
-		v1.Add(serviceaccount.NewStorage(opts))
+		secrets, err := secret.NewStorage(opts)
+		v1.Add(secrets, err)
 		v1.Add(endpoints.NewStorage(opts))
 		v1.Add(event.NewStorage(opts, corev1.SchemeGroupVersion))
-		v1.Add(pod.NewStorage(opts))
+		pods, err := pod.NewStorage(opts)
+		v1.Add(pods, err)
 		v1.Add(service.NewStorage(opts, p.ServiceClusterIPRange, p.ServiceNodePortRange))
-		v1.Add(node.NewStorage(opts))
+		nodes, err := node.NewStorage(opts)
+		v1.Add(nodes, err)
+		// Tokens are bound to pods, secrets and nodes, read through
+		// their storage.
+		if secrets != nil && pods != nil && nodes != nil {
+			v1.Add(serviceaccount.NewStorage(opts, p.ServiceAccountTokens, serviceaccount.BoundObjects{Pods: pods.Pod, Secrets: secrets.Secret, Nodes: nodes.Node}))
+		}
 	}
 	return g.Result()
 }

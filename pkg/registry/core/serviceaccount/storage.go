@@ -20,10 +20,19 @@ var Strategy = generic.ValidatingStrategy[*corev1.ServiceAccount]{
 // Storage is the REST storage of serviceaccounts.
 type Storage struct {
 	ServiceAccount *generic.Store
+	// Token is serviceaccounts/token; nil when no signing key is
+	// configured.
+	Token *TokenREST
 }
 
-// NewStorage returns the storage of serviceaccounts.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+// BoundObjects are the storage of the objects a token may be bound to.
+type BoundObjects struct {
+	Pods, Secrets, Nodes rest.Getter
+}
+
+// NewStorage returns the storage of serviceaccounts and, when token has a
+// signer, of their token subresource.
+func NewStorage(opts generic.RESTOptions, token TokenConfig, bound BoundObjects) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.ServiceAccount{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ServiceAccountList{} },
@@ -40,10 +49,20 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{ServiceAccount: s}, nil
+	out := &Storage{ServiceAccount: s}
+	if token.Signer != nil {
+		out.Token = &TokenREST{accounts: s, bound: boundObjects{pods: bound.Pods, secrets: bound.Secrets, nodes: bound.Nodes}, cfg: token}
+	}
+	return out, nil
 }
 
-// Map returns the storage by path: "serviceaccounts".
+// Map returns the storage by path: "serviceaccounts" and, when tokens are
+// issued, "serviceaccounts/token".
 func (s *Storage) Map() map[string]rest.Storage {
-	return map[string]rest.Storage{s.ServiceAccount.DefaultQualifiedResource.Resource: s.ServiceAccount}
+	plural := s.ServiceAccount.DefaultQualifiedResource.Resource
+	m := map[string]rest.Storage{plural: s.ServiceAccount}
+	if s.Token != nil {
+		m[plural+"/token"] = s.Token
+	}
+	return m
 }
