@@ -98,7 +98,8 @@ func (t *Transformers) RunReload(ctx context.Context, interval time.Duration, lo
 		r := t.Reload(ctx)
 		switch {
 		case r.Err != nil:
-			log.Error("error processing encryption config file", "path", t.opts.ConfigFile, "err", r.Err)
+			// kube-apiserver's words; the old configuration stays.
+			log.Error(fmt.Sprintf("error processing encryption config file %s: %v", t.opts.ConfigFile, r.Err))
 		case r.Changed:
 			log.Info("loaded new encryption config content", "path", t.opts.ConfigFile)
 		}
