@@ -7,7 +7,18 @@ import (
 	"github.com/kapi-dev/kapi/pkg/encryption"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
+	"github.com/kapi-dev/kapi/pkg/storage/value"
+	"github.com/kapi-dev/kapi/pkg/storage/value/encrypt/kmsv2"
 )
+
+// dialKMS connects a KMS v2 provider of the configuration to its plugin.
+func dialKMS(ctx context.Context, c *encryption.KMSConfiguration) (value.Transformer, func(context.Context) error, error) {
+	p, err := kmsv2.Dial(ctx, c.Name, c.Endpoint, c.Timeout.Duration)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, p.Check, nil
+}
 
 // loadEncryption builds encryption at rest from --encryption-provider-config,
 // or returns nil when it is not set. The KMS connections live until the
@@ -20,7 +31,7 @@ func (s *Server) loadEncryption(c *Config) (*encryption.Transformers, error) {
 	t, err := encryption.Load(ctx, encryption.Options{
 		ConfigFile:      c.Etcd.EncryptionProviderConfig,
 		AutomaticReload: c.Etcd.EncryptionProviderConfigAutomaticReload,
-		DialKMS:         nil,
+		DialKMS:         dialKMS,
 	})
 	if err != nil {
 		stop()

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/internal/kmstest"
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/testserver"
 )
@@ -330,6 +331,58 @@ func TestEncryptionConfigAutomaticReload(t *testing.T) {
 		}
 		if path == "/livez?verbose" && strings.Contains(body, "kms-providers") {
 			t.Errorf("/livez checks the KMS providers, kube-apiserver's does not:\n%s", body)
+		}
+	}
+}
+
+// TestEncryptionWithAKMSv2Plugin: secrets encrypted through a KMS v2
+// plugin the test serves on a unix socket; the plugin's health is
+// kms-providers in /healthz and /readyz.
+func TestEncryptionWithAKMSv2Plugin(t *testing.T) {
+	plugin := kmstest.Start(t)
+	etcd, etcdURL := startEtcd(t)
+	cfgPath := filepath.Join(t.TempDir(), "encryption.yaml")
+	writeEncryptionConfig(t, cfgPath, "  - kms:\n      apiVersion: v2\n      name: fake\n      endpoint: "+plugin.Endpoint+"\n  - identity: {}\n")
+	s := testserver.Start(t, testserver.Options{EtcdServers: []string{etcdURL}, EncryptionProviderConfig: cfgPath})
+	c := clientset(t, s.ClientConfig)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	secrets := c.CoreV1().Secrets("default")
+	for i := 0; i < 3; i++ {
+		if _, err := secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("k%d", i)}, StringData: map[string]string{"password": "hunter2"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		v := rawValue(t, etcd, fmt.Sprintf("/registry/secrets/default/k%d", i))
+		if !bytes.HasPrefix(v, []byte("k8s:enc:kms:v2:fake:")) || bytes.Contains(v, []byte("hunter2")) {
+			t.Fatalf("stored as %q", v[:min(len(v), 40)])
+		}
+	}
+	list, err := secrets.List(ctx, metav1.ListOptions{})
+	if err != nil || len(list.Items) != 3 || string(list.Items[2].Data["password"]) != "hunter2" {
+		t.Fatalf("list: %v %v", list, err)
+	}
+	// One data key for all the writes.
+	if n := plugin.Encrypts.Load(); n != 1 {
+		t.Errorf("the plugin encrypted %d times for 3 writes", n)
+	}
+	client, err := rest.HTTPClientFor(s.ClientConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/healthz/kms-providers", "/readyz/kms-providers"} {
+		resp, err := client.Get(s.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d", path, resp.StatusCode)
+		}
+	}
+	if resp, err := client.Get(s.URL + "/livez/kms-providers"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("/livez/kms-providers: %d, want 404: kube-apiserver does not check KMS in /livez", resp.StatusCode)
 		}
 	}
 }
