@@ -34,8 +34,8 @@ type Plugin struct {
 	Encrypts, Decrypts, Statuses atomic.Int64
 }
 
-// Start serves a plugin with key ID "key-1" on a socket in a temporary
-// directory until the test ends.
+// Start serves a plugin with key ID "key-1" (a random key) on a socket in
+// a temporary directory until the test ends.
 func Start(t testing.TB) *Plugin {
 	t.Helper()
 	// Socket paths are short on some platforms: t.TempDir can be long.
@@ -43,28 +43,47 @@ func Start(t testing.TB) *Plugin {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock := filepath.Join(dir, "kms.sock")
-	ln, err := net.Listen("unix", sock)
+	p, stop, err := Serve(filepath.Join(dir, "kms.sock"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Plugin{Endpoint: "unix://" + sock, keys: map[string]cipher.AEAD{}, healthz: "ok"}
+	t.Cleanup(stop)
 	p.Rotate("key-1")
-	srv := grpc.NewServer()
-	kmsapi.RegisterKeyManagementServiceServer(srv, p)
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(srv.Stop)
 	return p
 }
 
-// Rotate makes keyID the plugin's current key (new keys are random).
+// Serve serves a plugin without keys on the unix socket sock until stop.
+func Serve(sock string) (p *Plugin, stop func(), err error) {
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return nil, nil, err
+	}
+	p = &Plugin{Endpoint: "unix://" + sock, keys: map[string]cipher.AEAD{}, healthz: "ok"}
+	srv := grpc.NewServer()
+	kmsapi.RegisterKeyManagementServiceServer(srv, p)
+	go func() { _ = srv.Serve(ln) }()
+	return p, srv.Stop, nil
+}
+
+// Rotate makes keyID the plugin's current key, a new random one if the
+// plugin does not have it.
 func (p *Plugin) Rotate(keyID string) {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k)
+	p.SetKey(keyID, k, false)
+}
+
+// SetKey gives the plugin the AES key of keyID (unless it has one and
+// replace is false) and makes it current: for data recorded with a known
+// key.
+func (p *Plugin) SetKey(keyID string, key []byte, replace bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.keys[keyID]; !ok {
-		k := make([]byte, 32)
-		_, _ = rand.Read(k)
-		block, _ := aes.NewCipher(k)
+	if _, ok := p.keys[keyID]; !ok || replace {
+		block, err := aes.NewCipher(key)
+		if err != nil {
+			panic(err)
+		}
 		p.keys[keyID], _ = cipher.NewGCM(block)
 	}
 	p.keyID = keyID

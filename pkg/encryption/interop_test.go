@@ -8,12 +8,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapi-dev/kapi/internal/kmstest"
 	"github.com/kapi-dev/kapi/pkg/storage/storagebackend"
+	"github.com/kapi-dev/kapi/pkg/storage/value"
+	"github.com/kapi-dev/kapi/pkg/storage/value/encrypt/kmsv2"
 )
 
 // oracleSecrets is testdata/oracle/secrets.json: Secrets that kube-apiserver
@@ -132,5 +136,62 @@ func TestKubeAPIServersValuesNeedTheirProvider(t *testing.T) {
 		if rec.Provider != "aesgcm" && err.Error() != "no matching prefix found" {
 			t.Errorf("%s: %v", rec.Provider, err)
 		}
+	}
+}
+
+// testdata/oracle/secret-kmsv2.json: a Secret kube-apiserver 1.37.1 wrote
+// through a KMS v2 plugin (kapi's fake, with a known key). kapi, given the
+// same plugin, decrypts it to the Secret the oracle served.
+func TestKubeAPIServersKMSv2SecretDecrypts(t *testing.T) {
+	data, err := os.ReadFile("testdata/oracle/secret-kmsv2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Config, PluginKeyID, PluginKey, EtcdKey, Value string
+		Object                                         corev1.Secret
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	plugin := kmstest.Start(t)
+	key, _ := base64.StdEncoding.DecodeString(rec.PluginKey)
+	plugin.SetKey(rec.PluginKeyID, key, true)
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(rec.Config, "unix:///tmp/kapi-kms.sock", plugin.Endpoint)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tr, err := Load(ctx, Options{ConfigFile: path, DialKMS: func(ctx context.Context, c *KMSConfiguration) (value.Transformer, func(context.Context) error, error) {
+		p, err := kmsv2.Dial(ctx, c.Name, c.Endpoint, c.Timeout.Duration)
+		if err != nil {
+			return nil, nil, err
+		}
+		return p, p.Check, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := base64.StdEncoding.DecodeString(rec.Value)
+	if !bytes.HasPrefix(stored, []byte("k8s:enc:kms:v2:fake:")) {
+		t.Fatalf("recorded value starts %q", stored[:20])
+	}
+	plain, stale, err := tr.TransformerFor("", "secrets").FromStorage(ctx, stored, []byte(rec.EtcdKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale {
+		t.Error("stale, though the plugin's key ID is the one it was written with")
+	}
+	var got corev1.Secret
+	if _, _, err := storagebackend.ProtobufCodec(schema.GroupVersion{Version: "v1"}).Decode(plain, nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.UID != rec.Object.UID || string(got.Data["password"]) != "hunter2" || string(got.Data["user"]) != "admin" {
+		t.Fatalf("decrypted %+v", got)
+	}
+	if n := plugin.Decrypts.Load(); n != 1 {
+		t.Errorf("%d Decrypt calls", n)
 	}
 }
