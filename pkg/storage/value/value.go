@@ -15,8 +15,8 @@ package value
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
+
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 )
 
 // A Transformer encrypts values on their way to storage and decrypts them
@@ -91,13 +91,11 @@ func (r *Router) FromStorage(ctx context.Context, data, authData []byte) ([]byte
 		}
 		return out, stale || i != 0, nil
 	}
-	switch len(errs) {
-	case 0:
+	if len(errs) == 0 {
 		return nil, false, r.noMatch
-	case 1:
-		return nil, false, errs[0]
 	}
-	return nil, false, fmt.Errorf("%w", errors.Join(errs...))
+	// One error as it is, several as "[a, b]", as kube-apiserver reports.
+	return nil, false, utilerrors.Reduce(utilerrors.NewAggregate(errs))
 }
 
 // ToStorage implements Transformer: the first transformer writes, behind
