@@ -113,7 +113,9 @@ func TestKMSv2KeyRotationMakesANewSeedAndOldValuesStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	plugin.Rotate("key-2")
+	p.mu.Lock()
 	p.checked = time.Time{} // the next check asks the plugin
+	p.mu.Unlock()
 	if err := p.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
