@@ -33,6 +33,7 @@ var Layers = []Layer{
 		// Controllers kapi runs in-process (kube-controller-manager runs
 		// them upstream); they know the API only through client-go.
 		{Name: "in-process controllers", Prefixes: []string{"pkg/controller"}},
+		{Name: "encryption at rest", Prefixes: []string{"pkg/encryption"}},
 	}},
 	{Name: "endpoints", Components: []Component{
 		{Name: "endpoints", Prefixes: []string{"pkg/endpoints"}},

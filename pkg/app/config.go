@@ -104,6 +104,16 @@ type EtcdConfig struct {
 	// CompactionInterval is how often the revisions older than the
 	// previous round are compacted; 0 turns compaction off.
 	CompactionInterval time.Duration
+	// EncryptionProviderConfig is --encryption-provider-config: the
+	// EncryptionConfiguration file that says how resources are encrypted
+	// at rest; empty stores every value plain.
+	EncryptionProviderConfig string
+	// EncryptionProviderConfigAutomaticReload is
+	// --encryption-provider-config-automatic-reload.
+	EncryptionProviderConfigAutomaticReload bool
+	// EncryptionReloadInterval is how often the file is read again when
+	// reloading is on; 0 is kube-apiserver's minute.
+	EncryptionReloadInterval time.Duration
 }
 
 // ServiceAccountConfig is the --service-account-* flags.

@@ -150,6 +150,13 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	})
 	openAPI := server.NewOpenAPIResources(openAPIService)
 	storageBackend := &storagebackend.Factory{Client: client, Prefix: c.Etcd.Prefix}
+	encryptionAtRest, err := s.loadEncryption(c)
+	if err != nil {
+		return nil, err
+	}
+	if encryptionAtRest != nil {
+		storageBackend.Transformers = encryptionAtRest
+	}
 	restOptions := generic.RESTOptions{
 		StorageFactory: storageBackend,
 		Decorator:      watchCaches.Decorate,
@@ -204,6 +211,9 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	})
 	if err := addRBACBootstrap(aggregator, rbacServed(disc.HasResource), loopbackClient, sharedInformers, log); err != nil {
 		return nil, err
+	}
+	if encryptionAtRest != nil {
+		addEncryptionHooks(aggregator, encryptionAtRest, c, log)
 	}
 	metricsRegistry := installSystemEndpoints(aggregator, c.Profiling, net.JoinHostPort(public.String(), strconv.Itoa(port)))
 	aggregator.Handle("/openapi/", openAPIService)

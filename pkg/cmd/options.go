@@ -60,6 +60,10 @@ type Options struct {
 	// EtcdCompactionInterval is how often the revisions older than the
 	// previous round are compacted; 0 turns compaction off.
 	EtcdCompactionInterval time.Duration
+	// EncryptionProviderConfig and EncryptionProviderConfigAutomaticReload
+	// configure encryption at rest.
+	EncryptionProviderConfig                string
+	EncryptionProviderConfigAutomaticReload bool
 	// WatchCache, DefaultWatchCacheSize and WatchCacheSizes say which
 	// resources are served from a watch cache.
 	WatchCache            bool
@@ -160,6 +164,9 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 			KeyFile:            o.EtcdKeyFile,
 			Prefix:             o.EtcdPrefix,
 			CompactionInterval: o.EtcdCompactionInterval,
+
+			EncryptionProviderConfig:                o.EncryptionProviderConfig,
+			EncryptionProviderConfigAutomaticReload: o.EncryptionProviderConfigAutomaticReload,
 		},
 		WatchCache:                   o.WatchCacheConfig(),
 		ServiceClusterIPRange:        serviceNet,
@@ -234,6 +241,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.EtcdCertFile, "etcd-certfile", o.EtcdCertFile, "SSL certification file used to secure etcd communication.")
 	fs.StringVar(&o.EtcdKeyFile, "etcd-keyfile", o.EtcdKeyFile, "SSL key file used to secure etcd communication.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
+	fs.StringVar(&o.EncryptionProviderConfig, "encryption-provider-config", o.EncryptionProviderConfig, "The file containing configuration for encryption providers to be used for storing secrets in etcd")
+	fs.BoolVar(&o.EncryptionProviderConfigAutomaticReload, "encryption-provider-config-automatic-reload", o.EncryptionProviderConfigAutomaticReload, "Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change. Setting this to true disables the ability to uniquely identify distinct KMS plugins via the API server healthz endpoints.")
 	fs.DurationVar(&o.EtcdCompactionInterval, "etcd-compaction-interval", o.EtcdCompactionInterval, "The interval of compaction requests. If 0, the compaction request from apiserver is disabled. Servers sharing an etcd take turns, so one compaction happens per interval.")
 	fs.BoolVar(&o.WatchCache, "watch-cache", o.WatchCache, "Enable watch caching in the apiserver")
 	fs.IntVar(&o.DefaultWatchCacheSize, "default-watch-cache-size", o.DefaultWatchCacheSize, "Default watch cache size. If zero, watch cache will be disabled for resources that do not have a default watch size set.")
@@ -288,6 +297,9 @@ func (o *Options) Validate() []error {
 	}
 	if o.MinRequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--min-request-timeout can not be negative value"))
+	}
+	if o.EncryptionProviderConfig == "" && o.EncryptionProviderConfigAutomaticReload {
+		errs = append(errs, fmt.Errorf("--encryption-provider-config-automatic-reload must be set with --encryption-provider-config"))
 	}
 	if o.EtcdCompactionInterval < 0 {
 		errs = append(errs, fmt.Errorf("--etcd-compaction-interval can not be negative value"))

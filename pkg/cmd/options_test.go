@@ -29,6 +29,7 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{[]string{"--request-timeout=-1s"}, "--request-timeout"},
 		{[]string{"--etcd-compaction-interval=-1m"}, "--etcd-compaction-interval"},
 		{[]string{"--etcd-servers=127.0.0.1:2379"}, "--etcd-servers"},
+		{[]string{"--encryption-provider-config-automatic-reload"}, "--encryption-provider-config-automatic-reload"},
 		{[]string{"--default-watch-cache-size=-1"}, "--default-watch-cache-size"},
 		{[]string{"--watch-cache-sizes=pods"}, "--watch-cache-sizes"},
 		{[]string{"--watch-cache-sizes=pods#many"}, "--watch-cache-sizes"},

@@ -213,6 +213,16 @@ func (s *GenericAPIServer) AddHealthChecks(checks ...healthz.Checker) {
 	s.health.Readyz = append(s.health.Readyz, checks...)
 }
 
+// AddHealthzAndReadyzChecks adds checks to /healthz and /readyz, not
+// /livez: a failing dependency (a KMS plugin) makes the server unready,
+// never a candidate for a restart.
+func (s *GenericAPIServer) AddHealthzAndReadyzChecks(checks ...healthz.Checker) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.health.Healthz = append(s.health.Healthz, checks...)
+	s.health.Readyz = append(s.health.Readyz, checks...)
+}
+
 // AddReadyzChecks adds checks to /readyz only.
 func (s *GenericAPIServer) AddReadyzChecks(checks ...healthz.Checker) {
 	s.mu.Lock()

@@ -80,6 +80,16 @@ type Options struct {
 	RuntimeConfig controlplane.RuntimeConfig
 	// DisableProfiling turns /debug/pprof off (--profiling=false).
 	DisableProfiling bool
+	// EtcdServers is an external etcd (--etcd-servers), for a test that
+	// reads what is stored; empty means an embedded etcd in DataDir.
+	EtcdServers []string
+	// EncryptionProviderConfig encrypts resources at rest
+	// (--encryption-provider-config), reloaded every
+	// EncryptionReloadInterval (0: a minute) when
+	// EncryptionProviderConfigAutomaticReload.
+	EncryptionProviderConfig                string
+	EncryptionProviderConfigAutomaticReload bool
+	EncryptionReloadInterval                time.Duration
 }
 
 // config is the typed configuration of a test server.
@@ -105,6 +115,10 @@ func (opts Options) config() *app.Config {
 		c.RuntimeConfig = opts.RuntimeConfig
 	}
 	c.Profiling = !opts.DisableProfiling
+	c.Etcd.Servers = opts.EtcdServers
+	c.Etcd.EncryptionProviderConfig = opts.EncryptionProviderConfig
+	c.Etcd.EncryptionProviderConfigAutomaticReload = opts.EncryptionProviderConfigAutomaticReload
+	c.Etcd.EncryptionReloadInterval = opts.EncryptionReloadInterval
 	c.Logger = slog.New(slog.DiscardHandler)
 	if opts.Log != nil {
 		c.Logger = slog.New(slog.NewTextHandler(opts.Log, nil))

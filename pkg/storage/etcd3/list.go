@@ -184,7 +184,7 @@ func (s *store) GetList(ctx context.Context, key string, opts storage.ListOption
 			consumed++
 			lastKey = string(kv.Key)
 			obj := newItem()
-			if err := s.decode(lastKey, kv.ModRevision, kv.Value, obj); err != nil {
+			if _, err := s.decodeStored(ctx, lastKey, kv.ModRevision, kv.Value, obj); err != nil {
 				return err
 			}
 			if ok, err := pred.Matches(obj); err == nil && ok {

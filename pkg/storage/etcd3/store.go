@@ -25,6 +25,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/api/objectkind"
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/value"
 )
 
 // store is the etcd implementation of storage.Interface for one resource.
@@ -35,6 +36,9 @@ type store struct {
 	resource schema.GroupResource
 	// pathPrefix is the prefix all keys are stored under, ending in "/".
 	pathPrefix string
+	// transformer encrypts values at rest; nil stores them as the codec
+	// made them, at no cost.
+	transformer value.Transformer
 }
 
 // New returns a storage.Interface that keeps the objects of resource in
@@ -47,11 +51,22 @@ type store struct {
 // The returned value also implements ProgressRequester.
 func New(client *clientv3.Client, codec runtime.Codec, newFunc, newListFunc func() runtime.Object,
 	prefix string, resource schema.GroupResource) storage.Interface {
+	return NewWithTransformer(client, codec, newFunc, newListFunc, prefix, resource, nil)
+}
+
+// NewWithTransformer is New with values passed through transformer
+// (encryption at rest) between the codec and etcd: encode, then
+// ToStorage, on writes; FromStorage, then decode, on reads, lists and
+// watches. The etcd key is the transformer's authenticated data, as in
+// kube-apiserver, so that a provider that authenticates it (aesgcm, KMS
+// v2) refuses a value moved to another key. A nil transformer is New.
+func NewWithTransformer(client *clientv3.Client, codec runtime.Codec, newFunc, newListFunc func() runtime.Object,
+	prefix string, resource schema.GroupResource, transformer value.Transformer) storage.Interface {
 	p := path.Join("/", prefix)
 	if !strings.HasSuffix(p, "/") {
 		p += "/"
 	}
-	return &store{client: client, codec: codec, newFunc: newFunc, resource: resource, pathPrefix: p}
+	return &store{client: client, codec: codec, newFunc: newFunc, resource: resource, pathPrefix: p, transformer: transformer}
 }
 
 var _ storage.Interface = (*store)(nil)
@@ -113,9 +128,13 @@ func (s *store) Create(ctx context.Context, key string, obj, out runtime.Object)
 	if err != nil {
 		return err
 	}
+	stored, err := s.toStorage(ctx, k, data)
+	if err != nil {
+		return err
+	}
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(k), "=", 0)).
-		Then(clientv3.OpPut(k, string(data))).
+		Then(clientv3.OpPut(k, string(stored))).
 		Commit()
 	if err != nil {
 		return err
@@ -153,7 +172,8 @@ func (s *store) Get(ctx context.Context, key string, opts storage.GetOptions, ou
 		return storage.NewError(storage.ErrCodeKeyNotFound, k, 0, "")
 	}
 	kv := resp.Kvs[0]
-	return s.decode(k, kv.ModRevision, kv.Value, out)
+	_, err = s.decodeStored(ctx, k, kv.ModRevision, kv.Value, out)
+	return err
 }
 
 // checkMinimumRevision enforces "at least resourceVersion minRV" on a read
@@ -168,8 +188,12 @@ func checkMinimumRevision(key string, minRV uint64, rev int64) error {
 // state is an object as read from etcd.
 type state struct {
 	obj runtime.Object
-	// data is the stored value, nil if the key does not exist.
+	// data is the stored value as the codec made it (decrypted), nil if
+	// the key does not exist.
 	data []byte
+	// stale is true when the value was not encrypted the way the current
+	// configuration writes: it is written again even when unchanged.
+	stale bool
 	// rev is the object's mod revision, 0 if it does not exist.
 	rev int64
 }
@@ -177,7 +201,7 @@ type state struct {
 // readState decodes the value of key found in kvs (the result of reading
 // it) into a new object made by newObj. A missing key is a KeyNotFound
 // error, or a zero object if ignoreNotFound.
-func (s *store) readState(key string, kvs []*mvccpb.KeyValue, newObj func() runtime.Object, ignoreNotFound bool) (*state, error) {
+func (s *store) readState(ctx context.Context, key string, kvs []*mvccpb.KeyValue, newObj func() runtime.Object, ignoreNotFound bool) (*state, error) {
 	st := &state{obj: newObj()}
 	if len(kvs) == 0 {
 		if !ignoreNotFound {
@@ -186,7 +210,12 @@ func (s *store) readState(key string, kvs []*mvccpb.KeyValue, newObj func() runt
 		return st, nil
 	}
 	kv := kvs[0]
-	st.data, st.rev = kv.Value, kv.ModRevision
+	st.rev = kv.ModRevision
+	data, stale, err := s.fromStorage(ctx, key, kv.Value)
+	if err != nil {
+		return nil, s.untransformable(key, st.rev, err)
+	}
+	st.data, st.stale = data, stale
 	if err := s.decode(key, st.rev, st.data, st.obj); err != nil {
 		return nil, err
 	}
@@ -205,7 +234,7 @@ func (s *store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 	if err != nil {
 		return err
 	}
-	st, err := s.readState(k, resp.Kvs, newObj, ignoreNotFound)
+	st, err := s.readState(ctx, k, resp.Kvs, newObj, ignoreNotFound)
 	if err != nil {
 		return err
 	}
@@ -229,14 +258,20 @@ func (s *store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		if err != nil {
 			return err
 		}
-		if st.data != nil && bytes.Equal(data, st.data) {
+		if st.data != nil && !st.stale && bytes.Equal(data, st.data) {
 			// Nothing changed: writing would only bump the revision and
-			// wake every watcher for nothing.
+			// wake every watcher for nothing. A stale value is written
+			// all the same: that is how an update re-encrypts it with
+			// the current key (kube-apiserver's key rotation).
 			return s.decode(k, st.rev, st.data, destination)
+		}
+		stored, err := s.toStorage(ctx, k, data)
+		if err != nil {
+			return err
 		}
 		txn, err := s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(k), "=", st.rev)).
-			Then(clientv3.OpPut(k, string(data))).
+			Then(clientv3.OpPut(k, string(stored))).
 			Else(clientv3.OpGet(k)).
 			Commit()
 		if err != nil {
@@ -246,7 +281,7 @@ func (s *store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 			return s.decode(k, txn.Header.Revision, data, destination)
 		}
 		// Someone else wrote in between: start again from what they wrote.
-		st, err = s.readState(k, txn.Responses[0].GetResponseRange().Kvs, newObj, ignoreNotFound)
+		st, err = s.readState(ctx, k, txn.Responses[0].GetResponseRange().Kvs, newObj, ignoreNotFound)
 		if err != nil {
 			return err
 		}
@@ -267,7 +302,7 @@ func (s *store) Delete(ctx context.Context, key string, out runtime.Object, prec
 	if err != nil {
 		return err
 	}
-	st, err := s.readState(k, resp.Kvs, newObj, false)
+	st, err := s.readState(ctx, k, resp.Kvs, newObj, false)
 	if err != nil {
 		return err
 	}
@@ -291,7 +326,7 @@ func (s *store) Delete(ctx context.Context, key string, out runtime.Object, prec
 		if txn.Succeeded {
 			return s.decode(k, txn.Header.Revision, st.data, out)
 		}
-		st, err = s.readState(k, txn.Responses[0].GetResponseRange().Kvs, newObj, false)
+		st, err = s.readState(ctx, k, txn.Responses[0].GetResponseRange().Kvs, newObj, false)
 		if err != nil {
 			return err
 		}
@@ -323,6 +358,44 @@ func (s *store) RequestWatchProgress(ctx context.Context) error {
 	// (WithOwnWatchStream); a watch without a named stream has one of its
 	// own that no progress request reaches.
 	return s.client.RequestProgress(clientv3.WithRequireLeader(ctx))
+}
+
+// toStorage returns what to store at key for the encoded value data.
+func (s *store) toStorage(ctx context.Context, key string, data []byte) ([]byte, error) {
+	if s.transformer == nil {
+		return data, nil
+	}
+	out, err := s.transformer.ToStorage(ctx, data, []byte(key))
+	if err != nil {
+		return nil, storage.NewError(storage.ErrCodeInvalidObj, key, 0, fmt.Sprintf("unable to transform key %q: %v", key, err))
+	}
+	return out, nil
+}
+
+// fromStorage returns the encoded value of what is stored at key, and
+// whether it was written by a provider or key other than the current
+// first one.
+func (s *store) fromStorage(ctx context.Context, key string, stored []byte) ([]byte, bool, error) {
+	if s.transformer == nil {
+		return stored, false, nil
+	}
+	return s.transformer.FromStorage(ctx, stored, []byte(key))
+}
+
+// untransformable is the error for a stored value that does not
+// decrypt: a 500, and nothing is changed.
+func (s *store) untransformable(key string, rev int64, err error) error {
+	return storage.NewError(storage.ErrCodeCorruptObj, key, rev, fmt.Sprintf("unable to transform key %q: %v", key, err))
+}
+
+// decodeStored decrypts and decodes the value stored at key into into,
+// as decode does. stale is fromStorage's.
+func (s *store) decodeStored(ctx context.Context, key string, rev int64, stored []byte, into runtime.Object) (stale bool, err error) {
+	data, stale, err := s.fromStorage(ctx, key, stored)
+	if err != nil {
+		return false, s.untransformable(key, rev, err)
+	}
+	return stale, s.decode(key, rev, data, into)
 }
 
 // decode decodes the value stored at key into into and sets its

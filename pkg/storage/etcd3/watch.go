@@ -310,7 +310,7 @@ func (w *watcher) previous(ev *clientv3.Event) (runtime.Object, error) {
 
 func (w *watcher) decode(key []byte, rev int64, value []byte) (runtime.Object, error) {
 	obj := w.store.newFunc()
-	if err := w.store.decode(string(key), rev, value, obj); err != nil {
+	if _, err := w.store.decodeStored(w.ctx, string(key), rev, value, obj); err != nil {
 		return nil, err
 	}
 	return obj, nil

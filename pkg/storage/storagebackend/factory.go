@@ -13,6 +13,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
+	"github.com/kapi-dev/kapi/pkg/storage/value"
 )
 
 // Factory makes the storage of built-in resources.
@@ -20,17 +21,27 @@ type Factory struct {
 	Client *clientv3.Client
 	// Prefix is --etcd-prefix, "/registry" by default.
 	Prefix string
+	// Transformers encrypt the values of resources at rest
+	// (--encryption-provider-config); nil stores every value as encoded.
+	Transformers value.ResourceTransformers
 }
 
 // NewStorage returns the storage of one resource, encoding in hub.
 func (f *Factory) NewStorage(resource schema.GroupResource, hub schema.GroupVersion, newFunc, newListFunc func() runtime.Object) (storage.Interface, error) {
-	return etcd3.New(f.Client, ProtobufCodec(hub), newFunc, newListFunc, f.Prefix, resource), nil
+	return etcd3.NewWithTransformer(f.Client, ProtobufCodec(hub), newFunc, newListFunc, f.Prefix, resource, f.transformer(resource)), nil
 }
 
 // NewStorageWithCodec returns the storage of a resource whose values codec
 // encodes and decodes: the custom resources, stored as JSON.
 func (f *Factory) NewStorageWithCodec(resource schema.GroupResource, codec runtime.Codec, newFunc, newListFunc func() runtime.Object) storage.Interface {
-	return etcd3.New(f.Client, codec, newFunc, newListFunc, f.Prefix, resource)
+	return etcd3.NewWithTransformer(f.Client, codec, newFunc, newListFunc, f.Prefix, resource, f.transformer(resource))
+}
+
+func (f *Factory) transformer(resource schema.GroupResource) value.Transformer {
+	if f.Transformers == nil {
+		return nil
+	}
+	return f.Transformers.TransformerFor(resource.Group, resource.Resource)
 }
 
 // ProtobufCodec encodes objects as protobuf in version gv and decodes

@@ -1,0 +1,107 @@
+package encryption
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// ReloadHookName is the post-start hook kube-apiserver starts the reload
+// controller in; it shows in /healthz and /readyz.
+const ReloadHookName = "start-encryption-provider-config-automatic-reload"
+
+// DefaultReloadInterval is how often kube-apiserver reads the file again.
+const DefaultReloadInterval = time.Minute
+
+// ReloadResult is what one look at the file did.
+type ReloadResult struct {
+	// Changed is true when the file's content differed from the
+	// configuration in use.
+	Changed bool
+	// Err is why a changed file was not applied; the previous
+	// configuration stays in use.
+	Err error
+}
+
+// Reload reads the file once: unchanged content does nothing; a valid new
+// configuration whose KMS plugins are healthy replaces the current one
+// atomically (and the KMS connections of the old one are closed); an
+// invalid one is reported and changes nothing. ctx bounds the new KMS
+// connections.
+func (t *Transformers) Reload(ctx context.Context) ReloadResult {
+	t.reloadMu.Lock()
+	defer t.reloadMu.Unlock()
+	_, hash, err := readFile(t.opts.ConfigFile)
+	if err != nil {
+		return ReloadResult{Changed: true, Err: err}
+	}
+	if hash == t.hash {
+		return ReloadResult{}
+	}
+	g, hash, err := load(ctx, t.opts)
+	if err != nil {
+		return ReloadResult{Changed: true, Err: err}
+	}
+	// A new configuration whose plugins do not answer would make every
+	// write fail: kube-apiserver waits for them and keeps the old one.
+	if err := g.healthy(ctx); err != nil {
+		g.cancel()
+		return ReloadResult{Changed: true, Err: fmt.Errorf("health check for new transformers failed: %w", err)}
+	}
+	old := t.current.Swap(g)
+	t.hash = hash
+	// Requests in flight may still use the old transformers for a
+	// moment; their KMS connections close after the calls' timeout.
+	go func() {
+		time.Sleep(2 * DefaultKMSTimeout)
+		old.cancel()
+	}()
+	return ReloadResult{Changed: true}
+}
+
+// healthy polls the generation's KMS checks until they pass, for at most
+// kube-apiserver's grace period.
+func (g *generation) healthy(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		var err error
+		for _, c := range g.b.kms {
+			if err = c.check(ctx); err != nil {
+				err = fmt.Errorf("%s: %w", c.name, err)
+				break
+			}
+		}
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// RunReload reads the file every interval until ctx ends, logging what
+// it does; it is the automatic reload controller.
+func (t *Transformers) RunReload(ctx context.Context, interval time.Duration, log *slog.Logger) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		r := t.Reload(ctx)
+		switch {
+		case r.Err != nil:
+			// kube-apiserver's words; the old configuration stays.
+			log.Error(fmt.Sprintf("error processing encryption config file %s: %v", t.opts.ConfigFile, r.Err))
+		case r.Changed:
+			log.Info("loaded new encryption config content", "path", t.opts.ConfigFile)
+		}
+	}
+}
