@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
@@ -40,6 +42,9 @@ func WithAuthorization(handler http.Handler, a authorizer.Authorizer, logger *sl
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		attrs, err := AuthorizerAttributes(ctx)
+		if err == nil {
+			attrs = WithSelectors(attrs, r)
+		}
 		if err != nil {
 			responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(err))
 			return
@@ -83,6 +88,41 @@ func AuthorizerAttributes(ctx context.Context) (authorizer.AttributesRecord, err
 		attrs.User = u
 	}
 	return attrs, nil
+}
+
+// WithSelectors adds to attrs the label and field selectors of a list,
+// watch or deletecollection request, as kube-apiserver 1.37 hands them to
+// authorizers (the AuthorizeWithSelectors feature, on by default). A
+// selector that does not parse is passed on as its error, and the
+// request goes on to be authorized without it: selectors only narrow, so
+// an authorizer that cannot use one judges the broader request, and the
+// handler rejects the bad selector afterwards with its own 400.
+// Selectors without requirements ("") are left out.
+func WithSelectors(attrs authorizer.AttributesRecord, r *http.Request) authorizer.AttributesRecord {
+	switch attrs.Verb {
+	case "list", "watch", "deletecollection":
+	default:
+		return attrs
+	}
+	q := r.URL.Query()
+	if raw := q.Get("fieldSelector"); raw != "" {
+		sel, err := fields.ParseSelector(raw)
+		switch {
+		case err != nil:
+			attrs.FieldSelectorParsingErr = err
+		case len(sel.Requirements()) > 0:
+			attrs.FieldSelectorRequirements = sel.Requirements()
+		}
+	}
+	if raw := q.Get("labelSelector"); raw != "" {
+		sel, err := labels.Parse(raw)
+		if err != nil {
+			attrs.LabelSelectorParsingErr = err
+		} else if reqs, _ := sel.Requirements(); len(reqs) > 0 {
+			attrs.LabelSelectorRequirements = reqs
+		}
+	}
+	return attrs
 }
 
 // htmlEscaper keeps a forbidden message from looking like HTML to a
