@@ -19,6 +19,7 @@ import (
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
+	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
@@ -54,6 +55,10 @@ type Config struct {
 	AnonymousAuth bool
 	// AuthorizationMode is the ordered list of authorizers.
 	AuthorizationMode []string
+	// Authorization is the rest of the authorization flags (its Modes
+	// field is ignored: AuthorizationMode is the list). With a
+	// ConfigFile, AuthorizationMode is not used.
+	Authorization authorization.Config
 
 	Etcd EtcdConfig
 	// WatchCache says which resources are served from a watch cache.
@@ -108,6 +113,7 @@ func NewConfig() *Config {
 		SecurePort:                  6443,
 		AnonymousAuth:               true,
 		AuthorizationMode:           []string{"AlwaysAllow"},
+		Authorization:               authorization.DefaultConfig(),
 		Etcd:                        EtcdConfig{Prefix: "/registry", CompactionInterval: 5 * time.Minute},
 		WatchCache:                  generic.WatchCacheConfig{Enabled: true, DefaultSize: 100, Sizes: generic.DefaultWatchCacheSizes()},
 		ServiceClusterIPRange:       serviceNet,

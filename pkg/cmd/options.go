@@ -17,6 +17,7 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kapi-dev/kapi/pkg/app"
+	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
@@ -38,6 +39,9 @@ type Options struct {
 	TokenAuthFile     string
 	AnonymousAuth     bool
 	AuthorizationMode []string
+	// Authorization holds the other authorization flags
+	// (authorization.go).
+	Authorization AuthorizationOptions
 
 	// Storage.
 	EtcdServers  []string
@@ -89,6 +93,7 @@ func NewOptions() *Options {
 		BindAddress:                 d.BindAddress,
 		AnonymousAuth:               d.AnonymousAuth,
 		AuthorizationMode:           d.AuthorizationMode,
+		Authorization:               newAuthorizationOptions(d),
 		EtcdPrefix:                  d.Etcd.Prefix,
 		EtcdCompactionInterval:      d.Etcd.CompactionInterval,
 		WatchCache:                  d.WatchCache.Enabled,
@@ -128,6 +133,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		TokenAuthFile:     o.TokenAuthFile,
 		AnonymousAuth:     o.AnonymousAuth,
 		AuthorizationMode: o.AuthorizationMode,
+		Authorization:     o.Authorization.config(),
 		Etcd: app.EtcdConfig{
 			Servers:            o.EtcdServers,
 			CAFile:             o.EtcdCAFile,
@@ -198,7 +204,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate. Defaults to the generated CA.")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests.")
-	fs.StringSliceVar(&o.AuthorizationMode, "authorization-mode", o.AuthorizationMode, "Ordered list of plug-ins to do authorization on secure port. kapi supports AlwaysAllow and AlwaysDeny.")
+	fs.StringSliceVar(&o.AuthorizationMode, "authorization-mode", o.AuthorizationMode, "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: "+strings.Join(authorization.ModeChoices(), ",")+". Not used with --authorization-config.")
+	o.Authorization.AddFlags(fs)
 
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. If empty, kapi runs an embedded etcd in --data-dir.")
 	fs.StringVar(&o.EtcdCAFile, "etcd-cafile", o.EtcdCAFile, "SSL Certificate Authority file used to secure etcd communication.")
@@ -283,6 +290,7 @@ func (o *Options) Validate() []error {
 	if _, err := controlplane.ParseRuntimeConfig(o.RuntimeConfig); err != nil {
 		errs = append(errs, fmt.Errorf("--runtime-config: %w", err))
 	}
+	errs = append(errs, o.Authorization.Validate()...)
 	return errs
 }
 

@@ -22,7 +22,7 @@ func TestErrorsAreKubeAPIServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, _, err = LoadAndValidate(f)
+			_, _, _, err = LoadAndValidate(f, nil)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -62,7 +62,7 @@ authorizers:
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, matchers, _, err := LoadAndValidate(path)
+	c, matchers, _, err := LoadAndValidate(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

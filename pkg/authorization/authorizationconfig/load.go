@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
@@ -121,14 +123,55 @@ func setWebhookDefaults(w *WebhookConfiguration) {
 // LoadAndValidate reads the file at path, decodes, defaults and
 // validates it, and compiles its match conditions. data is the file's
 // content, so that a reloader can tell whether it changed.
-func LoadAndValidate(path string) (c *AuthorizationConfiguration, matchers map[int]*Matcher, data []byte, err error) {
+//
+// Beyond Validate, two rules of kube-apiserver's own: an authorizer other
+// than a webhook is named after its type in lower case ("rbac"), and a
+// reloaded file keeps every non-webhook type the server started with
+// (required), since those are built once at start-up.
+func LoadAndValidate(path string, required []string) (c *AuthorizationConfiguration, matchers map[int]*Matcher, data []byte, err error) {
 	c, data, err = LoadFile(path)
 	if err != nil {
 		return nil, nil, data, err
 	}
 	matchers, errs := Validate(c)
 	if len(errs) > 0 {
-		return nil, nil, data, errs.ToAggregate()
+		return nil, nil, data, errors.New(errs.ToAggregate().Error())
+	}
+	var more []error
+	seen := map[string]bool{}
+	for _, a := range c.Authorizers {
+		if a.Type == TypeWebhook {
+			continue
+		}
+		seen[a.Type] = true
+		if want := strings.ToLower(a.Type); a.Name != want {
+			more = append(more, fmt.Errorf("expected name %s for authorizer %s instead of %s", want, a.Type, a.Name))
+		}
+	}
+	var missing []string
+	for _, t := range required {
+		if !seen[t] {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		more = append(more, fmt.Errorf("missing required types: %v", missing))
+	}
+	if len(more) > 0 {
+		return nil, nil, data, utilerrors.NewAggregate(more)
 	}
 	return c, matchers, data, nil
+}
+
+// NonWebhookTypes are the types of c other than Webhook: what a reload
+// must keep.
+func NonWebhookTypes(c *AuthorizationConfiguration) []string {
+	var out []string
+	for _, a := range c.Authorizers {
+		if a.Type != TypeWebhook {
+			out = append(out, a.Type)
+		}
+	}
+	return out
 }
