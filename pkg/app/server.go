@@ -187,6 +187,8 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		RuntimeConfig:         c.RuntimeConfig,
 		SecurePort:            port,
 		PublicAddress:         public,
+		Authorizer:            authz,
+		RuleResolver:          authz,
 		MinRequestTimeout:     c.MinRequestTimeout,
 		MaxRequestBodyBytes:   c.MaxRequestBodyBytes,
 	}, apiextensionsServer, disc)

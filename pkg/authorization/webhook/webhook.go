@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -139,6 +140,18 @@ func New(cfg Config) (*Authorizer, error) {
 	}
 	if cfg.REST.APIPath != "" {
 		u = strings.TrimRight(u, "/") + "/" + strings.TrimLeft(cfg.REST.APIPath, "/")
+	}
+	// kube-apiserver's client tells the webhook how long it will wait, as
+	// every client-go request with a timeout does.
+	if cfg.Timeout > 0 {
+		parsed, err := url.Parse(u)
+		if err != nil {
+			return nil, err
+		}
+		q := parsed.Query()
+		q.Set("timeout", cfg.Timeout.String())
+		parsed.RawQuery = q.Encode()
+		u = parsed.String()
 	}
 	return &Authorizer{
 		cfg:    cfg,
