@@ -25,14 +25,18 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	authorizationv1beta1 "k8s.io/api/authorization/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/cache"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -362,7 +366,9 @@ func (a *Authorizer) encode(review *authorizationv1.SubjectAccessReview) ([]byte
 }
 
 // post makes one attempt. Only the status of the answer is read: the
-// versions' statuses have the same fields.
+// versions' statuses have the same fields. Errors are worded as
+// client-go words them, since kube-apiserver reaches its webhooks with
+// client-go and its 500s quote them.
 func (a *Authorizer) post(ctx context.Context, body []byte) (authorizationv1.SubjectAccessReviewStatus, error) {
 	var status authorizationv1.SubjectAccessReviewStatus
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, bytes.NewReader(body))
@@ -373,21 +379,24 @@ func (a *Authorizer) post(ctx context.Context, body []byte) (authorizationv1.Sub
 	req.Header.Set("Accept", "application/json, */*")
 	resp, err := a.client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return status, err
+		// A connection the webhook reset may be a webhook restarting; as
+		// in kube-apiserver, that alone is retried.
+		if utilnet.IsConnectionReset(err) || utilnet.IsHTTP2ConnectionLost(err) {
+			return status, retryable{err}
 		}
-		// A connection refused, reset or timed out may be a webhook
-		// restarting.
-		return status, retryable{err}
+		return status, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 10<<20))
 	if err != nil {
-		return status, retryable{err}
+		return status, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		err := fmt.Errorf("the server responded with status %d: %s", resp.StatusCode, truncate(data))
-		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "" {
+		err := responseError(resp, data)
+		if apierrors.IsInternalError(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) {
+			return status, retryable{err}
+		}
+		if _, delay := apierrors.SuggestsClientDelay(err); delay {
 			return status, retryable{err}
 		}
 		return status, err
@@ -403,6 +412,21 @@ func (a *Authorizer) post(ctx context.Context, body []byte) (authorizationv1.Sub
 		return status, fmt.Errorf("the webhook answered with a %s, not a SubjectAccessReview", answer.Kind)
 	}
 	return answer.Status, nil
+}
+
+// responseError is the error of a failed answer: the Status the webhook
+// sent, or one made from the code and the text of the body.
+func responseError(resp *http.Response, data []byte) error {
+	var st metav1.Status
+	if json.Unmarshal(data, &st) == nil && st.Kind == "Status" && st.Status == metav1.StatusFailure {
+		return &apierrors.StatusError{ErrStatus: st}
+	}
+	message := "unknown"
+	if ct := resp.Header.Get("Content-Type"); ct == "" || strings.HasPrefix(ct, "text/plain") {
+		message = strings.TrimSpace(truncate(data))
+	}
+	retryAfter, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+	return apierrors.NewGenericServerResponse(resp.StatusCode, http.MethodPost, schema.GroupResource{}, "", message, retryAfter, true)
 }
 
 func truncate(b []byte) string {

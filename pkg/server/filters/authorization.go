@@ -42,13 +42,11 @@ func WithAuthorization(handler http.Handler, a authorizer.Authorizer, logger *sl
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		attrs, err := AuthorizerAttributes(ctx)
-		if err == nil {
-			attrs = WithSelectors(attrs, r)
-		}
 		if err != nil {
-			responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(err))
+			internalError(w, r, err)
 			return
 		}
+		attrs = WithSelectors(attrs, r)
 		decision, reason, err := a.Authorize(ctx, attrs)
 		// An authorizer may allow despite an error (RBAC with one broken
 		// binding among good ones), so the decision comes first.
@@ -58,7 +56,7 @@ func WithAuthorization(handler http.Handler, a authorizer.Authorizer, logger *sl
 		}
 		if err != nil {
 			logger.Error("Authorization failed", "err", err, "method", r.Method, "uri", r.RequestURI)
-			responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(err))
+			internalError(w, r, err)
 			return
 		}
 		logger.Debug("Forbidden", "method", r.Method, "uri", r.RequestURI, "reason", reason)
@@ -123,6 +121,13 @@ func WithSelectors(attrs authorizer.AttributesRecord, r *http.Request) authorize
 		}
 	}
 	return attrs
+}
+
+// internalError is kube-apiserver's answer when authorization fails: a
+// plain-text 500, not a Status, naming the request and the error (for
+// a webhook that fails, the error client-go would report).
+func internalError(w http.ResponseWriter, r *http.Request, err error) {
+	http.Error(w, fmt.Sprintf("Internal Server Error: %q: %v", htmlEscaper.Replace(r.RequestURI), err), http.StatusInternalServerError)
 }
 
 // htmlEscaper keeps a forbidden message from looking like HTML to a

@@ -48,15 +48,19 @@ func (s *Storage) Create(ctx context.Context, obj runtime.Object, createValidati
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a LocalSubjectAccessReview: %#v", obj))
 	}
+	// The review takes the namespace of its URL, as any namespaced
+	// object does; one that names another is refused before it is read.
+	ns := request.NamespaceValue(ctx)
+	switch {
+	case ns == "":
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("namespace is required on this type: %v", ns))
+	case r.Namespace == "":
+		r.Namespace = ns
+	case r.Namespace != ns:
+		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
 	if errs := authorization.ValidateLocalSubjectAccessReview(r); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(review.Kind, "", errs)
-	}
-	ns := request.NamespaceValue(ctx)
-	if ns == "" {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("namespace is required on this type: %v", ns))
-	}
-	if ns != r.Namespace {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("spec.resourceAttributes.namespace must match namespace: %v", ns))
 	}
 	if createValidation != nil {
 		if err := createValidation(ctx, r.DeepCopyObject()); err != nil {
