@@ -113,8 +113,8 @@ type recordedReview struct {
 // the recordings were made (the same policy, served here over TLS on
 // loopback): alice is allowed everything except in namespace "denied"
 // (denied, "webhook says no") and "noop" (no opinion, "no opinion here");
-// on the path /fail it answers 500 for alice; anyone else gets no
-// opinion. It records every review it is sent.
+// on the path /fail it answers 500 for alice; anyone else, and anyone
+// on the path /nothing, gets no opinion and no reason. It records every review it is sent.
 type authzWebhook struct {
 	srv *httptest.Server
 
@@ -144,7 +144,7 @@ func (w *authzWebhook) serve(rw http.ResponseWriter, r *http.Request) {
 	spec, _ := body["spec"].(map[string]any)
 	ra, _ := spec["resourceAttributes"].(map[string]any)
 	status := map[string]any{"allowed": false}
-	if spec["user"] == "alice" {
+	if spec["user"] == "alice" && !strings.HasSuffix(r.URL.Path, "/nothing") {
 		switch {
 		case ra["namespace"] == "denied":
 			status = map[string]any{"allowed": false, "denied": true, "reason": "webhook says no"}

@@ -262,3 +262,32 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestForbiddenMessagesAreKubeAPIServers replays requests the shared
+// oracle (Node,RBAC) forbade alice without a reason, in every shape of
+// the message (namespaced or cluster-scoped, named, subresource, list,
+// watch, deletecollection, non-resource path, escaped path), against a
+// kapi whose only authorizer has no opinion and gives no reason: the
+// 403 Status must be kube-apiserver's, byte for byte once decoded. The
+// cases with reasons (a webhook's denial, several authorizers' reasons
+// named) are in TestWebhookAndABACAsKubeAPIServer.
+func TestForbiddenMessagesAreKubeAPIServers(t *testing.T) {
+	recorded := readRecording[recordedExchange](t, "authorization-forbidden.json")
+	w := newAuthzWebhook(t)
+	cfg := authorization.DefaultConfig()
+	cfg.WebhookConfigFile = w.kubeconfig(t, "/nothing")
+	s := testserver.Start(t, testserver.Options{AuthorizationMode: []string{"Webhook"}, Authorization: &cfg})
+	alice := userConfig(t, s, "alice")
+	for name, rec := range recorded {
+		t.Run(name, func(t *testing.T) {
+			var body []byte
+			if rec.Request.Method == "POST" || rec.Request.Method == "PUT" {
+				body = []byte("{}")
+			}
+			code, resp := do(t, alice, rec.Request.Method, s.URL+rec.Request.Path, body)
+			if code != rec.Code || !reflect.DeepEqual(resp, rec.Response) {
+				t.Errorf("%d %s\nkube-apiserver: %d %s", code, jsonString(resp), rec.Code, jsonString(rec.Response))
+			}
+		})
+	}
+}
