@@ -291,3 +291,42 @@ func TestForbiddenMessagesAreKubeAPIServers(t *testing.T) {
 		})
 	}
 }
+
+// TestAlwaysAllowAndAlwaysDenyAsKubeAPIServer replays what the oracle
+// answered with --authorization-mode=AlwaysDeny and =AlwaysAllow: the
+// named reason of AlwaysDeny, and the rules each lists in a
+// SelfSubjectRulesReview.
+func TestAlwaysAllowAndAlwaysDenyAsKubeAPIServer(t *testing.T) {
+	type exchange struct {
+		Request struct {
+			User   string `json:"user"`
+			Method string `json:"method"`
+			Path   string `json:"path"`
+			Body   any    `json:"body"`
+		} `json:"request"`
+		Code     int `json:"code"`
+		Response any `json:"response"`
+	}
+	for mode, recorded := range readRecording[map[string]exchange](t, "authorization-modes.json") {
+		t.Run(mode, func(t *testing.T) {
+			s := testserver.Start(t, testserver.Options{AuthorizationMode: []string{mode}})
+			users := map[string]*rest.Config{"admin": s.ClientConfig, "alice": userConfig(t, s, "alice")}
+			for name, rec := range recorded {
+				var body []byte
+				if rec.Request.Body != nil {
+					body, _ = json.Marshal(rec.Request.Body)
+				}
+				code, resp := do(t, users[rec.Request.User], rec.Request.Method, s.URL+rec.Request.Path, body, "User-Agent", "curl")
+				if code != rec.Code {
+					t.Errorf("%s: code %d, kube-apiserver %d", name, code, rec.Code)
+				}
+				if rec.Code == http.StatusOK {
+					continue // a list of pods, nothing of authorization's
+				}
+				if got, want := normalized(resp), normalized(rec.Response); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s:\n got: %s\nwant: %s", name, jsonString(got), jsonString(want))
+				}
+			}
+		})
+	}
+}
