@@ -236,7 +236,8 @@ func TestWebhookAnswersAreCached(t *testing.T) {
 func TestKubectlAuthCanI(t *testing.T) {
 	kubectl := filepath.Join(binaries(t), "kubectl")
 	w := newAuthzWebhook(t)
-	policy := writeFile(t, "policy.jsonl", `{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"user": "alice", "namespace": "team", "resource": "pods", "apiGroup": "", "readonly": true}}
+	policy := writeFile(t, "policy.jsonl", `{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"user": "alice", "nonResourcePath": "*", "readonly": true}}
+{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"user": "alice", "namespace": "team", "resource": "pods", "apiGroup": "", "readonly": true}}
 {"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"user": "alice", "namespace": "team", "resource": "selfsubjectaccessreviews", "apiGroup": "authorization.k8s.io"}}
 {"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"user": "alice", "namespace": "*", "resource": "selfsubjectrulesreviews", "apiGroup": "authorization.k8s.io"}}
 {"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"user": "alice", "namespace": "", "resource": "selfsubjectaccessreviews", "apiGroup": "authorization.k8s.io"}}
@@ -260,13 +261,13 @@ func TestKubectlAuthCanI(t *testing.T) {
 		}},
 		{"ABAC", []ask{
 			{[]string{"get", "pods", "-n", "team"}, "yes"},
-			{[]string{"create", "pods", "-n", "team"}, "no"},
+			{[]string{"create", "pods", "-n", "team"}, "no - abac: No policy matched."},
 			{[]string{"get", "pods", "-n", "other"}, "no"},
 			{[]string{"--list", "-n", "team"}, "pods    []    []    [get list watch]"},
 		}},
 		{"Webhook", []ask{
 			{[]string{"create", "pods"}, "yes"},
-			{[]string{"create", "pods", "-n", "denied"}, "no"},
+			{[]string{"create", "pods", "-n", "denied"}, "no - webhook says no"},
 		}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
@@ -280,16 +281,24 @@ func TestKubectlAuthCanI(t *testing.T) {
 			s := testserver.Start(t, testserver.Options{AuthorizationMode: []string{tc.mode}, Authorization: &cfg})
 			kc := writeKubeconfig(t, userConfig(t, s, "alice"))
 			for _, a := range tc.asks {
-				out, err := exec.Command(kubectl, append([]string{"--kubeconfig", kc, "auth", "can-i"}, a.args...)...).CombinedOutput()
+				// kubectl answers on stdout ("no - <reason>" when the
+				// authorizer gave one) and warns on stderr.
+				cmd := exec.Command(kubectl, append([]string{"--kubeconfig", kc, "auth", "can-i"}, a.args...)...)
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
 				got := strings.TrimSpace(string(out))
+				if a.want == "error" {
+					got += stderr.String()
+				}
 				switch a.want {
 				case "yes":
 					if err != nil || got != "yes" {
 						t.Errorf("can-i %v: %q (%v), want yes", a.args, got, err)
 					}
-				case "no":
-					if err == nil || got != "no" {
-						t.Errorf("can-i %v: %q (%v), want no", a.args, got, err)
+				case "no", "no - webhook says no", "no - abac: No policy matched.":
+					if err == nil || (got != a.want && !(a.want == "no" && strings.HasPrefix(got, "no - "))) {
+						t.Errorf("can-i %v: %q (%v), want %q", a.args, got, err, a.want)
 					}
 				case "error":
 					if err == nil || !strings.Contains(got, "forbidden") {
