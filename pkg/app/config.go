@@ -19,6 +19,7 @@ import (
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
+	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
@@ -54,6 +55,10 @@ type Config struct {
 	AnonymousAuth bool
 	// AuthorizationMode is the ordered list of authorizers.
 	AuthorizationMode []string
+	// Authorization is the rest of the authorization flags (its Modes
+	// field is ignored: AuthorizationMode is the list). With a
+	// ConfigFile, AuthorizationMode is not used.
+	Authorization authorization.Config
 
 	// ServiceAccounts configures service-account tokens.
 	ServiceAccounts ServiceAccountConfig
@@ -155,6 +160,7 @@ func NewConfig() *Config {
 		AnonymousAuth:               true,
 		AuthorizationMode:           []string{"AlwaysAllow"},
 		ServiceAccounts:             ServiceAccountConfig{Lookup: true, ExtendTokenExpiration: true},
+		Authorization:               authorization.DefaultConfig(),
 		Etcd:                        EtcdConfig{Prefix: "/registry", CompactionInterval: 5 * time.Minute},
 		WatchCache:                  generic.WatchCacheConfig{Enabled: true, DefaultSize: 100, Sizes: generic.DefaultWatchCacheSizes()},
 		ServiceClusterIPRange:       serviceNet,

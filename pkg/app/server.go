@@ -137,10 +137,21 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	authz, err := authorization.New(c.AuthorizationMode, authorization.Built{})
+	authzConfig := c.Authorization
+	authzConfig.Modes = c.AuthorizationMode
+	authzConfig.Logger = log.With("component", "authorization")
+	authz, err := authorization.Build(authzConfig, authorization.Built{})
 	if err != nil {
+		if authzConfig.ConfigFile != "" {
+			return nil, fmt.Errorf("--authorization-config: %w", err)
+		}
 		return nil, fmt.Errorf("--authorization-mode: %w", err)
 	}
+	// --authorization-config is reloaded when it changes, for as long as
+	// the server runs.
+	reloadCtx, stopReload := context.WithCancel(context.Background())
+	s.closers = append(s.closers, func() error { stopReload(); return nil })
+	go authz.Run(reloadCtx)
 	admit := buildAdmission(loopbackClient, sharedInformers)
 
 	disc := discovery.NewRegistry()
@@ -187,6 +198,8 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		RuntimeConfig:         c.RuntimeConfig,
 		SecurePort:            port,
 		PublicAddress:         public,
+		Authorizer:            authz,
+		RuleResolver:          authz,
 		MinRequestTimeout:     c.MinRequestTimeout,
 		MaxRequestBodyBytes:   c.MaxRequestBodyBytes,
 		ServiceAccountTokens:  saTokens.issue,

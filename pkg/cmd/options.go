@@ -18,6 +18,7 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kapi-dev/kapi/pkg/app"
+	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
@@ -39,6 +40,9 @@ type Options struct {
 	TokenAuthFile     string
 	AnonymousAuth     bool
 	AuthorizationMode []string
+	// Authorization holds the other authorization flags
+	// (authorization.go).
+	Authorization AuthorizationOptions
 
 	// Service-account and bootstrap tokens.
 	ServiceAccountIssuers               []string
@@ -105,6 +109,7 @@ func NewOptions() *Options {
 		BindAddress:                         d.BindAddress,
 		AnonymousAuth:                       d.AnonymousAuth,
 		AuthorizationMode:                   d.AuthorizationMode,
+		Authorization:                       newAuthorizationOptions(d),
 		ServiceAccountLookup:                d.ServiceAccounts.Lookup,
 		ServiceAccountExtendTokenExpiration: d.ServiceAccounts.ExtendTokenExpiration,
 		EtcdPrefix:                          d.Etcd.Prefix,
@@ -157,6 +162,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		},
 		APIAudiences:             o.APIAudiences,
 		EnableBootstrapTokenAuth: o.EnableBootstrapTokenAuth,
+		Authorization:            o.Authorization.config(),
 		Etcd: app.EtcdConfig{
 			Servers:            o.EtcdServers,
 			CAFile:             o.EtcdCAFile,
@@ -234,7 +240,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ServiceAccountJWKSURI, "service-account-jwks-uri", o.ServiceAccountJWKSURI, "Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration.")
 	fs.StringSliceVar(&o.APIAudiences, "api-audiences", o.APIAudiences, "Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If unspecified, the service account issuers are used.")
 	fs.BoolVar(&o.EnableBootstrapTokenAuth, "enable-bootstrap-token-auth", o.EnableBootstrapTokenAuth, "Enable to allow secrets of type 'bootstrap.kubernetes.io/token' in the 'kube-system' namespace to be used for TLS bootstrapping authentication.")
-	fs.StringSliceVar(&o.AuthorizationMode, "authorization-mode", o.AuthorizationMode, "Ordered list of plug-ins to do authorization on secure port. kapi supports AlwaysAllow and AlwaysDeny.")
+	fs.StringSliceVar(&o.AuthorizationMode, "authorization-mode", o.AuthorizationMode, "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: "+strings.Join(authorization.ModeChoices(), ",")+". Not used with --authorization-config.")
+	o.Authorization.AddFlags(fs)
 
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. If empty, kapi runs an embedded etcd in --data-dir.")
 	fs.StringVar(&o.EtcdCAFile, "etcd-cafile", o.EtcdCAFile, "SSL Certificate Authority file used to secure etcd communication.")
@@ -325,6 +332,7 @@ func (o *Options) Validate() []error {
 		errs = append(errs, fmt.Errorf("--runtime-config: %w", err))
 	}
 	errs = append(errs, o.validateServiceAccounts()...)
+	errs = append(errs, o.Authorization.Validate()...)
 	return errs
 }
 

@@ -19,11 +19,13 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
+	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/registry"
 	appsrest "github.com/kapi-dev/kapi/pkg/registry/apps/rest"
 	authenticationrest "github.com/kapi-dev/kapi/pkg/registry/authentication/rest"
+	authorizationrest "github.com/kapi-dev/kapi/pkg/registry/authorization/rest"
 	coordinationrest "github.com/kapi-dev/kapi/pkg/registry/coordination/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
 	corerest "github.com/kapi-dev/kapi/pkg/registry/core/rest"
@@ -56,7 +58,11 @@ type Config struct {
 	// Endpoints (--advertise-address).
 	PublicAddress net.IP
 	// SecurePort is the port the kubernetes Service targets.
-	SecurePort          int
+	SecurePort int
+	// Authorizer and RuleResolver answer the access reviews of
+	// authorization.k8s.io: the server's own authorization chain.
+	Authorizer          authorizer.Authorizer
+	RuleResolver        authorizer.RuleResolver
 	MinRequestTimeout   time.Duration
 	MaxRequestBodyBytes int64
 	// ServiceAccountTokens issue the tokens of serviceaccounts/token.
@@ -77,6 +83,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		authenticationrest.StorageProvider{Authenticator: cfg.Authenticator, APIAudiences: cfg.APIAudiences},
 		eventsrest.StorageProvider{},
 		coordinationrest.StorageProvider{},
+		authorizationrest.StorageProvider{Authorizer: cfg.Authorizer, RuleResolver: cfg.RuleResolver},
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapi-dev/kapi/pkg/app"
+	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 )
 
@@ -63,6 +64,11 @@ type Options struct {
 	// AuthorizationMode is the ordered list of authorizers
 	// (--authorization-mode); nil means AlwaysAllow.
 	AuthorizationMode []string
+	// Authorization sets the other authorization flags
+	// (--authorization-policy-file, --authorization-webhook-*,
+	// --authorization-config); nil means their defaults. Its Modes field
+	// is ignored: AuthorizationMode is the list.
+	Authorization *authorization.Config
 	// EtcdCompactionInterval is how often etcd is compacted
 	// (--etcd-compaction-interval); 0 means the default, 5 minutes.
 	EtcdCompactionInterval time.Duration
@@ -100,6 +106,9 @@ func (opts Options) config() *app.Config {
 	c.AnonymousAuth = !opts.DisableAnonymousAuth
 	if opts.AuthorizationMode != nil {
 		c.AuthorizationMode = opts.AuthorizationMode
+	}
+	if opts.Authorization != nil {
+		c.Authorization = *opts.Authorization
 	}
 	if opts.EtcdCompactionInterval != 0 {
 		c.Etcd.CompactionInterval = opts.EtcdCompactionInterval

@@ -6,6 +6,7 @@ package scheme
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -44,6 +45,7 @@ var adders = []func(*runtime.Scheme) error{
 	coordinationv1.AddToScheme,
 	eventsv1.AddToScheme,
 	authenticationv1.AddToScheme,
+	authorizationv1.AddToScheme,
 	networkingv1.AddToScheme,
 	apiextensionsv1.AddToScheme,
 	core.AddDefaults,

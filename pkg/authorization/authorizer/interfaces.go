@@ -5,6 +5,8 @@ import (
 	"context"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 )
@@ -22,6 +24,14 @@ type Attributes interface {
 	GetAPIVersion() string
 	IsResourceRequest() bool
 	GetPath() string
+	// GetFieldSelector and GetLabelSelector are the requirements of the
+	// selectors of a list, watch or deletecollection request, so that an
+	// authorizer may allow a narrowed read ("pods on my node") that it
+	// would not allow unrestricted. Selectors only narrow a request: an
+	// authorizer that ignores them stays safe. err is the selector's parse
+	// error; requirements parsed before it may still be returned.
+	GetFieldSelector() (fields.Requirements, error)
+	GetLabelSelector() (labels.Requirements, error)
 }
 
 // Decision is an authorizer's verdict.
@@ -61,6 +71,11 @@ type AttributesRecord struct {
 	Name            string
 	ResourceRequest bool
 	Path            string
+
+	FieldSelectorRequirements fields.Requirements
+	FieldSelectorParsingErr   error
+	LabelSelectorRequirements labels.Requirements
+	LabelSelectorParsingErr   error
 }
 
 func (a AttributesRecord) GetUser() user.Info      { return a.User }
@@ -73,6 +88,14 @@ func (a AttributesRecord) GetAPIGroup() string     { return a.APIGroup }
 func (a AttributesRecord) GetAPIVersion() string   { return a.APIVersion }
 func (a AttributesRecord) IsResourceRequest() bool { return a.ResourceRequest }
 func (a AttributesRecord) GetPath() string         { return a.Path }
+
+func (a AttributesRecord) GetFieldSelector() (fields.Requirements, error) {
+	return a.FieldSelectorRequirements, a.FieldSelectorParsingErr
+}
+
+func (a AttributesRecord) GetLabelSelector() (labels.Requirements, error) {
+	return a.LabelSelectorRequirements, a.LabelSelectorParsingErr
+}
 
 // IsReadOnly reports whether the verb only reads.
 func (a AttributesRecord) IsReadOnly() bool {

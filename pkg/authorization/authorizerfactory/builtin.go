@@ -5,6 +5,10 @@ package authorizerfactory
 import (
 	"context"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+
+	"github.com/kapi-dev/kapi/pkg/authentication/user"
+
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 )
 
@@ -32,4 +36,17 @@ func NewAlwaysDenyAuthorizer() authorizer.Authorizer { return alwaysDeny{} }
 
 func (alwaysDeny) Authorize(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
 	return authorizer.DecisionNoOpinion, AlwaysDenyReason, nil
+}
+
+// RulesFor says that AlwaysAllow allows everything: one rule for every
+// resource and one for every path, as kube-apiserver lists them.
+func (alwaysAllow) RulesFor(context.Context, user.Info, string) ([]authorizationv1.ResourceRule, []authorizationv1.NonResourceRule, bool, error) {
+	return []authorizationv1.ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}},
+		[]authorizationv1.NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
+		false, nil
+}
+
+// RulesFor says that AlwaysDeny allows nothing, completely.
+func (alwaysDeny) RulesFor(context.Context, user.Info, string) ([]authorizationv1.ResourceRule, []authorizationv1.NonResourceRule, bool, error) {
+	return nil, nil, false, nil
 }

@@ -6,7 +6,10 @@ import (
 	"context"
 	"strings"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+
+	"github.com/kapi-dev/kapi/pkg/authentication/user"
 
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 )
@@ -44,4 +47,52 @@ func (u Authorizer) Authorize(ctx context.Context, a authorizer.Attributes) (aut
 		}
 	}
 	return authorizer.DecisionNoOpinion, strings.Join(reasons, "\n"), utilerrors.NewAggregate(errs)
+}
+
+// Named is an authorizer with the name kube-apiserver gives it in the
+// chain: the mode in lower case ("rbac", "abac"), "default" for the
+// webhook of the legacy flags, or the name an --authorization-config
+// entry carries.
+type Named struct {
+	Name string
+	authorizer.Authorizer
+}
+
+// Authorize asks the authorizer and, when it has no opinion, puts its
+// name in front of its reason. kube-apiserver 1.37 names every reason of
+// an undecided chain so that a user reading a 403 knows which authorizer
+// said what ("default: no opinion here\nabac: No policy matched."); a
+// decisive reason is left as it is, being the only one.
+func (n Named) Authorize(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+	d, reason, err := n.Authorizer.Authorize(ctx, a)
+	if d == authorizer.DecisionNoOpinion && reason != "" && n.Name != "" {
+		reason = n.Name + ": " + reason
+	}
+	return d, reason, err
+}
+
+// RuleResolvers lists what a user may do as the union of what each of
+// its resolvers lists, in order. The answer is incomplete if any part of
+// it is, and every resolver's error is reported, since a rules review
+// shows whatever could be found.
+type RuleResolvers []authorizer.RuleResolver
+
+// RulesFor implements authorizer.RuleResolver.
+func (rs RuleResolvers) RulesFor(ctx context.Context, u user.Info, namespace string) ([]authorizationv1.ResourceRule, []authorizationv1.NonResourceRule, bool, error) {
+	var (
+		resourceRules    []authorizationv1.ResourceRule
+		nonResourceRules []authorizationv1.NonResourceRule
+		incomplete       bool
+		errs             []error
+	)
+	for _, r := range rs {
+		rr, nr, inc, err := r.RulesFor(ctx, u, namespace)
+		resourceRules = append(resourceRules, rr...)
+		nonResourceRules = append(nonResourceRules, nr...)
+		incomplete = incomplete || inc
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return resourceRules, nonResourceRules, incomplete, utilerrors.NewAggregate(errs)
 }

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+
+	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 )
 
@@ -108,5 +111,50 @@ func TestUnion(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestNamedPrefixesOnlyUndecidedReasons(t *testing.T) {
+	chain := New(
+		Named{Name: "default", Authorizer: noOpinion("no opinion here", nil)},
+		Named{Name: "abac", Authorizer: noOpinion("No policy matched.", nil)},
+	)
+	_, reason, _ := chain.Authorize(context.Background(), nil)
+	// kube-apiserver 1.37.1's words for the same chain.
+	if want := "default: no opinion here\nabac: No policy matched."; reason != want {
+		t.Errorf("reason %q, want %q", reason, want)
+	}
+	_, reason, _ = New(Named{Name: "default", Authorizer: deny("webhook says no")}).Authorize(context.Background(), nil)
+	if reason != "webhook says no" {
+		t.Errorf("a decisive reason was named: %q", reason)
+	}
+}
+
+type rules struct {
+	rr         []authorizationv1.ResourceRule
+	incomplete bool
+	err        error
+}
+
+func (r rules) RulesFor(context.Context, user.Info, string) ([]authorizationv1.ResourceRule, []authorizationv1.NonResourceRule, bool, error) {
+	return r.rr, nil, r.incomplete, r.err
+}
+
+func TestRuleResolversAddUp(t *testing.T) {
+	all := authorizationv1.ResourceRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}
+	read := authorizationv1.ResourceRule{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"pods"}}
+	webhook := errors.New("webhook authorizer does not support user rule resolution")
+	rr, _, incomplete, err := RuleResolvers{
+		rules{rr: []authorizationv1.ResourceRule{read}},
+		rules{incomplete: true, err: webhook},
+		rules{incomplete: true, err: webhook},
+		rules{rr: []authorizationv1.ResourceRule{all}},
+	}.RulesFor(context.Background(), nil, "ns")
+	if len(rr) != 2 || rr[0].Resources[0] != "pods" || rr[1].Resources[0] != "*" || !incomplete {
+		t.Errorf("rules %v incomplete %v", rr, incomplete)
+	}
+	// Two webhooks, one message: kube-apiserver 1.37.1 reports it once.
+	if err == nil || err.Error() != webhook.Error() {
+		t.Errorf("error %v", err)
 	}
 }

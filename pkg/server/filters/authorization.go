@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
@@ -41,9 +43,10 @@ func WithAuthorization(handler http.Handler, a authorizer.Authorizer, logger *sl
 		ctx := r.Context()
 		attrs, err := AuthorizerAttributes(ctx)
 		if err != nil {
-			responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(err))
+			internalError(w, r, err)
 			return
 		}
+		attrs = WithSelectors(attrs, r)
 		decision, reason, err := a.Authorize(ctx, attrs)
 		// An authorizer may allow despite an error (RBAC with one broken
 		// binding among good ones), so the decision comes first.
@@ -53,7 +56,7 @@ func WithAuthorization(handler http.Handler, a authorizer.Authorizer, logger *sl
 		}
 		if err != nil {
 			logger.Error("Authorization failed", "err", err, "method", r.Method, "uri", r.RequestURI)
-			responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(err))
+			internalError(w, r, err)
 			return
 		}
 		logger.Debug("Forbidden", "method", r.Method, "uri", r.RequestURI, "reason", reason)
@@ -83,6 +86,48 @@ func AuthorizerAttributes(ctx context.Context) (authorizer.AttributesRecord, err
 		attrs.User = u
 	}
 	return attrs, nil
+}
+
+// WithSelectors adds to attrs the label and field selectors of a list,
+// watch or deletecollection request, as kube-apiserver 1.37 hands them to
+// authorizers (the AuthorizeWithSelectors feature, on by default). A
+// selector that does not parse is passed on as its error, and the
+// request goes on to be authorized without it: selectors only narrow, so
+// an authorizer that cannot use one judges the broader request, and the
+// handler rejects the bad selector afterwards with its own 400.
+// Selectors without requirements ("") are left out.
+func WithSelectors(attrs authorizer.AttributesRecord, r *http.Request) authorizer.AttributesRecord {
+	switch attrs.Verb {
+	case "list", "watch", "deletecollection":
+	default:
+		return attrs
+	}
+	q := r.URL.Query()
+	if raw := q.Get("fieldSelector"); raw != "" {
+		sel, err := fields.ParseSelector(raw)
+		switch {
+		case err != nil:
+			attrs.FieldSelectorParsingErr = err
+		case len(sel.Requirements()) > 0:
+			attrs.FieldSelectorRequirements = sel.Requirements()
+		}
+	}
+	if raw := q.Get("labelSelector"); raw != "" {
+		sel, err := labels.Parse(raw)
+		if err != nil {
+			attrs.LabelSelectorParsingErr = err
+		} else if reqs, _ := sel.Requirements(); len(reqs) > 0 {
+			attrs.LabelSelectorRequirements = reqs
+		}
+	}
+	return attrs
+}
+
+// internalError is kube-apiserver's answer when authorization fails: a
+// plain-text 500, not a Status, naming the request and the error (for
+// a webhook that fails, the error client-go would report).
+func internalError(w http.ResponseWriter, r *http.Request, err error) {
+	http.Error(w, fmt.Sprintf("Internal Server Error: %q: %v", htmlEscaper.Replace(r.RequestURI), err), http.StatusInternalServerError)
 }
 
 // htmlEscaper keeps a forbidden message from looking like HTML to a

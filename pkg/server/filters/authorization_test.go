@@ -5,10 +5,13 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 )
@@ -195,4 +198,41 @@ func TestAuthorizationWithoutRequestInfoIsA500(t *testing.T) {
 	if rec.Code != http.StatusInternalServerError {
 		t.Errorf("status %d, want 500", rec.Code)
 	}
+}
+
+func TestSelectorsOfListsReachTheAuthorizer(t *testing.T) {
+	var got authorizer.Attributes
+	a := authorizer.AuthorizerFunc(func(_ context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
+		got = attrs
+		return authorizer.DecisionAllow, "", nil
+	})
+	for _, tc := range []struct {
+		method, path     string
+		fields, labels   string
+		fieldErr, labErr bool
+	}{
+		{"GET", "/api/v1/namespaces/ns/pods?fieldSelector=spec.nodeName%3Dn1&labelSelector=app%3Dweb,!gone", "spec.nodeName=n1", "app=web, !gone", false, false},
+		{"GET", "/api/v1/pods?watch=true&labelSelector=a%20in%20(x,y)", "", "a in (x,y)", false, false},
+		{"DELETE", "/api/v1/namespaces/ns/pods?fieldSelector=metadata.name%3Dx", "metadata.name=x", "", false, false},
+		{"GET", "/api/v1/namespaces/ns/pods?labelSelector=a%3D%3D%3Db&fieldSelector=x", "", "", true, true},
+		// A get is not narrowed by a selector.
+		{"GET", "/api/v1/namespaces/ns/pods/p?labelSelector=a%3Db", "", "", false, false},
+		{"GET", "/api/v1/namespaces/ns/pods?labelSelector=", "", "", false, false},
+	} {
+		r := asUser(newRequest(t, tc.method, tc.path, nil), "bob")
+		WithAuthorization(okHandler, a, nil).ServeHTTP(httptest.NewRecorder(), r)
+		fs, ferr := got.GetFieldSelector()
+		ls, lerr := got.GetLabelSelector()
+		if fieldString(fs) != tc.fields || labels.Requirements(ls).String() != tc.labels || (ferr != nil) != tc.fieldErr || (lerr != nil) != tc.labErr {
+			t.Errorf("%s %s: fields %q (%v), labels %q (%v)", tc.method, tc.path, fieldString(fs), ferr, labels.Requirements(ls), lerr)
+		}
+	}
+}
+
+func fieldString(rs fields.Requirements) string {
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, r.Field+string(r.Operator)+r.Value)
+	}
+	return strings.Join(parts, ",")
 }
