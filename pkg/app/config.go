@@ -52,6 +52,8 @@ type Config struct {
 	// AnonymousAuth lets requests without credentials through as
 	// system:anonymous.
 	AnonymousAuth bool
+	// Authentication holds the other authentication settings (auth.go).
+	Authentication AuthenticationConfig
 	// AuthorizationMode is the ordered list of authorizers.
 	AuthorizationMode []string
 
@@ -143,6 +145,7 @@ func NewConfig() *Config {
 		BindAddress:                 net.ParseIP("127.0.0.1"),
 		SecurePort:                  6443,
 		AnonymousAuth:               true,
+		Authentication:              AuthenticationConfig{TokenWebhook: TokenWebhookConfig{CacheTTL: 2 * time.Minute, Version: "v1beta1"}},
 		AuthorizationMode:           []string{"AlwaysAllow"},
 		ServiceAccounts:             ServiceAccountConfig{Lookup: true, ExtendTokenExpiration: true},
 		Etcd:                        EtcdConfig{Prefix: "/registry", CompactionInterval: 5 * time.Minute},

@@ -39,6 +39,9 @@ type Options struct {
 	TokenAuthFile     string
 	AnonymousAuth     bool
 	AuthorizationMode []string
+	// Authentication holds the --requestheader-* and
+	// --authentication-token-webhook-* flags.
+	Authentication app.AuthenticationConfig
 
 	// Service-account and bootstrap tokens.
 	ServiceAccountIssuers               []string
@@ -100,6 +103,7 @@ func NewOptions() *Options {
 		SecurePort:                          d.SecurePort,
 		BindAddress:                         d.BindAddress,
 		AnonymousAuth:                       d.AnonymousAuth,
+		Authentication:                      d.Authentication,
 		AuthorizationMode:                   d.AuthorizationMode,
 		ServiceAccountLookup:                d.ServiceAccounts.Lookup,
 		ServiceAccountExtendTokenExpiration: d.ServiceAccounts.ExtendTokenExpiration,
@@ -141,6 +145,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		ClientCAFile:      o.ClientCAFile,
 		TokenAuthFile:     o.TokenAuthFile,
 		AnonymousAuth:     o.AnonymousAuth,
+		Authentication:    o.Authentication,
 		AuthorizationMode: o.AuthorizationMode,
 		ServiceAccounts: app.ServiceAccountConfig{
 			Issuers:               o.ServiceAccountIssuers,
@@ -188,11 +193,6 @@ var ignoredFlags = []struct{ name, usage string }{
 	{"feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features."},
 	{"audit-log-path", "If set, all requests coming to the apiserver will be logged to this file."},
 	{"audit-policy-file", "Path to the file that defines the audit policy configuration."},
-	{"requestheader-client-ca-file", "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers."},
-	{"requestheader-allowed-names", "List of client certificate common names to allow to provide usernames in headers."},
-	{"requestheader-extra-headers-prefix", "List of request header prefixes to inspect."},
-	{"requestheader-group-headers", "List of request headers to inspect for groups."},
-	{"requestheader-username-headers", "List of request headers to inspect for usernames."},
 	{"proxy-client-cert-file", "Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request."},
 	{"proxy-client-key-file", "Private key for the client certificate used to prove the identity of the aggregator."},
 	{"kubelet-client-certificate", "Path to a client cert file for TLS."},
@@ -227,6 +227,17 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ServiceAccountJWKSURI, "service-account-jwks-uri", o.ServiceAccountJWKSURI, "Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration.")
 	fs.StringSliceVar(&o.APIAudiences, "api-audiences", o.APIAudiences, "Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If unspecified, the service account issuers are used.")
 	fs.BoolVar(&o.EnableBootstrapTokenAuth, "enable-bootstrap-token-auth", o.EnableBootstrapTokenAuth, "Enable to allow secrets of type 'bootstrap.kubernetes.io/token' in the 'kube-system' namespace to be used for TLS bootstrapping authentication.")
+	rh := &o.Authentication.RequestHeader
+	fs.StringVar(&rh.ClientCAFile, "requestheader-client-ca-file", rh.ClientCAFile, "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.")
+	fs.StringSliceVar(&rh.AllowedNames, "requestheader-allowed-names", rh.AllowedNames, "List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.")
+	fs.StringSliceVar(&rh.UsernameHeaders, "requestheader-username-headers", rh.UsernameHeaders, "List of request headers to inspect for usernames. X-Remote-User is common.")
+	fs.StringSliceVar(&rh.UIDHeaders, "requestheader-uid-headers", rh.UIDHeaders, "List of request headers to inspect for UIDs. X-Remote-Uid is suggested.")
+	fs.StringSliceVar(&rh.GroupHeaders, "requestheader-group-headers", rh.GroupHeaders, "List of request headers to inspect for groups. X-Remote-Group is suggested.")
+	fs.StringSliceVar(&rh.ExtraHeadersPrefix, "requestheader-extra-headers-prefix", rh.ExtraHeadersPrefix, "List of request header prefixes to inspect. X-Remote-Extra- is suggested.")
+	wh := &o.Authentication.TokenWebhook
+	fs.StringVar(&wh.ConfigFile, "authentication-token-webhook-config-file", wh.ConfigFile, "File with webhook configuration for token authentication in kubeconfig format. The API server will query the remote service to determine authentication for bearer tokens.")
+	fs.DurationVar(&wh.CacheTTL, "authentication-token-webhook-cache-ttl", wh.CacheTTL, "The duration to cache responses from the webhook token authenticator.")
+	fs.StringVar(&wh.Version, "authentication-token-webhook-version", wh.Version, "The API version of the authentication.k8s.io TokenReview to send to and expect from the webhook.")
 	fs.StringSliceVar(&o.AuthorizationMode, "authorization-mode", o.AuthorizationMode, "Ordered list of plug-ins to do authorization on secure port. kapi supports AlwaysAllow and AlwaysDeny.")
 
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. If empty, kapi runs an embedded etcd in --data-dir.")
@@ -308,6 +319,12 @@ func (o *Options) Validate() []error {
 		if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "unix://") {
 			errs = append(errs, fmt.Errorf("--etcd-servers %q: must be a URL (http://, https:// or unix://)", s))
 		}
+	}
+	if v := o.Authentication.TokenWebhook.Version; v != "v1" && v != "v1beta1" {
+		errs = append(errs, fmt.Errorf("--authentication-token-webhook-version: unsupported version %q, supported versions are \"v1\" and \"v1beta1\"", v))
+	}
+	if o.Authentication.TokenWebhook.CacheTTL < 0 {
+		errs = append(errs, fmt.Errorf("--authentication-token-webhook-cache-ttl can not be negative value"))
 	}
 	if _, err := controlplane.ParseRuntimeConfig(o.RuntimeConfig); err != nil {
 		errs = append(errs, fmt.Errorf("--runtime-config: %w", err))

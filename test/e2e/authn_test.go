@@ -1,0 +1,259 @@
+package e2e
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/pkg/app"
+	"github.com/kapi-dev/kapi/pkg/testserver"
+)
+
+// testCA issues certificates for a test.
+type testCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	pem  []byte
+}
+
+func newTestCA(t *testing.T, cn string) *testCA {
+	t.Helper()
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := x509.ParseCertificate(der)
+	return &testCA{cert: c, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+}
+
+// client issues a client certificate valid until notAfter.
+func (ca *testCA) client(t *testing.T, cn string, notAfter time.Time) tls.Certificate {
+	t.Helper()
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, KeyUsage: x509.KeyUsageDigitalSignature,
+		NotBefore: time.Now().Add(-2 * time.Hour), NotAfter: notAfter}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, key.Public(), ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// tokenReviewer is a token webhook that knows one token and counts calls.
+type tokenReviewer struct{ calls atomic.Int64 }
+
+func (rv *tokenReviewer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rv.calls.Add(1)
+	var review map[string]any
+	json.NewDecoder(r.Body).Decode(&review)
+	status := map[string]any{"authenticated": false}
+	if review["spec"].(map[string]any)["token"] == "wh-good" {
+		status = map[string]any{"authenticated": true, "user": map[string]any{"username": "wh-user", "groups": []string{"wh-group"}}}
+	}
+	json.NewEncoder(w).Encode(map[string]any{"apiVersion": review["apiVersion"], "kind": "TokenReview", "status": status})
+}
+
+func webhookKubeconfig(t *testing.T, srv *httptest.Server) string {
+	t.Helper()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	path := filepath.Join(t.TempDir(), "webhook.kubeconfig")
+	content := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: wh\n  cluster:\n    server: %s/authenticate\n    certificate-authority-data: %s\nusers:\n- name: kapi\n  user: {}\ncontexts:\n- name: wh\n  context: {cluster: wh, user: kapi}\ncurrent-context: wh\n",
+		srv.URL, base64.StdEncoding.EncodeToString(ca))
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// recorded401 is kube-apiserver 1.37.1's answer to each bad credential
+// (wrong CA, front proxy with a CommonName not allowed, front proxy
+// naming no user, unknown bearer token): status line and body.
+func recorded401(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/kube-apiserver/authn/unauthorized-401.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(strings.ReplaceAll(string(b), "\r", ""), "\n\n")
+	return body
+}
+
+// TestAuthenticationChain runs kube-apiserver's union against one server:
+// a front proxy, client certificates, a token webhook and anonymous, and
+// checks that every bad credential is a 401 with kube-apiserver's Status,
+// never anonymous, while a request without credential is anonymous.
+func TestAuthenticationChain(t *testing.T) {
+	proxyCA := newTestCA(t, "front-proxy-ca")
+	proxyCAFile := filepath.Join(t.TempDir(), "front-proxy-ca.crt")
+	if err := os.WriteFile(proxyCAFile, proxyCA.pem, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reviewer := &tokenReviewer{}
+	wh := httptest.NewTLSServer(reviewer)
+	defer wh.Close()
+
+	s := testserver.Start(t, testserver.Options{Authentication: &app.AuthenticationConfig{
+		RequestHeader: app.RequestHeaderConfig{
+			ClientCAFile:       proxyCAFile,
+			AllowedNames:       []string{"front-proxy-client"},
+			UsernameHeaders:    []string{"X-Remote-User"},
+			GroupHeaders:       []string{"X-Remote-Group"},
+			ExtraHeadersPrefix: []string{"X-Remote-Extra-"},
+		},
+		TokenWebhook: app.TokenWebhookConfig{ConfigFile: webhookKubeconfig(t, wh), CacheTTL: time.Hour, Version: "v1"},
+	}})
+	anon := rest.AnonymousClientConfig(s.ClientConfig)
+	do := func(cert *tls.Certificate, headers map[string]string) (int, string) {
+		t.Helper()
+		tlsConfig, err := rest.TLSConfigFor(anon)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cert != nil {
+			tlsConfig.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return cert, nil }
+		}
+		client := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig}}
+		defer client.CloseIdleConnections()
+		req, _ := http.NewRequest("GET", s.URL+"/api/v1/namespaces", nil)
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+
+	proxy := proxyCA.client(t, "front-proxy-client", time.Now().Add(time.Hour))
+	notAllowed := proxyCA.client(t, "not-allowed", time.Now().Add(time.Hour))
+	expiredProxy := proxyCA.client(t, "front-proxy-client", time.Now().Add(-time.Minute))
+	stranger := newTestCA(t, "bad-ca").client(t, "mallory", time.Now().Add(time.Hour))
+	asBob := map[string]string{"X-Remote-User": "bob", "X-Remote-Group": "system:masters"}
+
+	for _, tc := range []struct {
+		name    string
+		cert    *tls.Certificate
+		headers map[string]string
+	}{
+		{"front proxy", &proxy, asBob},
+		{"webhook token", nil, map[string]string{"Authorization": "Bearer wh-good"}},
+		// kube-apiserver 1.37.1 too authenticates this request by its
+		// token: a bad certificate does not end the search.
+		{"good token, certificate of an unknown CA", &stranger, map[string]string{"Authorization": "Bearer wh-good"}},
+	} {
+		if code, body := do(tc.cert, tc.headers); code != http.StatusOK {
+			t.Errorf("%s: %d %s, want 200 (AlwaysAllow)", tc.name, code, body)
+		}
+	}
+	// kapi's AlwaysAllow keeps system:anonymous out of the API, and says
+	// who it was.
+	for _, tc := range []struct {
+		name    string
+		headers map[string]string
+	}{
+		{"no credential is anonymous", nil},
+		{"an empty bearer token is no credential", map[string]string{"Authorization": "Bearer"}},
+		{"another scheme is no credential", map[string]string{"Authorization": "Basic Zm9vOmJhcg=="}},
+	} {
+		if code, body := do(nil, tc.headers); code != http.StatusForbidden || !strings.Contains(body, `User \"system:anonymous\"`) {
+			t.Errorf("%s: %d %s, want 403 for system:anonymous", tc.name, code, body)
+		}
+	}
+
+	want := recorded401(t)
+	for _, tc := range []struct {
+		name    string
+		cert    *tls.Certificate
+		headers map[string]string
+	}{
+		{"front proxy with a CommonName not allowed", &notAllowed, asBob},
+		{"expired front proxy certificate", &expiredProxy, asBob},
+		{"front proxy naming no user (its certificate is no client certificate)", &proxy, nil},
+		{"certificate of an unknown CA", &stranger, nil},
+		{"unknown bearer token", nil, map[string]string{"Authorization": "Bearer nope"}},
+	} {
+		code, body := do(tc.cert, tc.headers)
+		if code != http.StatusUnauthorized || !jsonEqual(body, want) {
+			t.Errorf("%s: %d %s\nwant 401 %s", tc.name, code, body, want)
+		}
+	}
+
+	// The webhook's answers are cached for the TTL: a known and an
+	// unknown token cost one call each, however often they are used.
+	before := reviewer.calls.Load()
+	for range 3 {
+		do(nil, map[string]string{"Authorization": "Bearer wh-good"})
+		do(nil, map[string]string{"Authorization": "Bearer nope"})
+	}
+	if n := reviewer.calls.Load() - before; n != 0 {
+		t.Errorf("the webhook was called %d times for tokens it had answered, want 0", n)
+	}
+	do(nil, map[string]string{"Authorization": "Bearer fresh"})
+	if n := reviewer.calls.Load() - before; n != 1 {
+		t.Errorf("a new token cost %d webhook calls, want 1", n)
+	}
+
+	// extension-apiserver-authentication publishes the client CA and the
+	// front proxy's settings, as kube-apiserver's keys and JSON lists.
+	cs := kubernetes.NewForConfigOrDie(s.ClientConfig)
+	var data map[string]string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		cm, err := cs.CoreV1().ConfigMaps("kube-system").Get(t.Context(), "extension-apiserver-authentication", metav1.GetOptions{})
+		if err == nil {
+			data = cm.Data
+			break
+		}
+	}
+	wantData := map[string]string{
+		"requestheader-client-ca-file":       string(proxyCA.pem),
+		"requestheader-allowed-names":        `["front-proxy-client"]`,
+		"requestheader-username-headers":     `["X-Remote-User"]`,
+		"requestheader-group-headers":        `["X-Remote-Group"]`,
+		"requestheader-extra-headers-prefix": `["X-Remote-Extra-"]`,
+	}
+	for k, v := range wantData {
+		if data[k] != v {
+			t.Errorf("extension-apiserver-authentication %s = %q, want %q", k, data[k], v)
+		}
+	}
+	if !strings.Contains(data["client-ca-file"], "BEGIN CERTIFICATE") || len(data) != 6 {
+		t.Errorf("extension-apiserver-authentication data: %v", data)
+	}
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
