@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
@@ -16,6 +17,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authentication/request/union"
 	x509auth "github.com/kapi-dev/kapi/pkg/authentication/request/x509"
 	"github.com/kapi-dev/kapi/pkg/authentication/token/cache"
+	"github.com/kapi-dev/kapi/pkg/authentication/token/jwt"
 	"github.com/kapi-dev/kapi/pkg/authentication/token/tokenfile"
 	tokenunion "github.com/kapi-dev/kapi/pkg/authentication/token/union"
 	"github.com/kapi-dev/kapi/pkg/authentication/token/webhook"
@@ -28,6 +30,48 @@ import (
 type AuthenticationConfig struct {
 	RequestHeader RequestHeaderConfig
 	TokenWebhook  TokenWebhookConfig
+	OIDC          OIDCConfig
+}
+
+// OIDCConfig is the legacy --oidc-* flags: one JWT issuer. It is on when
+// IssuerURL and ClientID are both set, as in kube-apiserver.
+type OIDCConfig struct {
+	IssuerURL      string
+	ClientID       string
+	CAFile         string
+	UsernameClaim  string // kube-apiserver's default: sub
+	UsernamePrefix string
+	GroupsClaim    string
+	GroupsPrefix   string
+	RequiredClaims map[string]string
+	SigningAlgs    []string // kube-apiserver's default: RS256
+}
+
+// jwtConfig maps the legacy flags onto the JWT authenticator, with
+// kube-apiserver's rule for the username prefix: none given means
+// "<issuer>#" unless the claim is email, and "-" means none.
+func (o OIDCConfig) jwtConfig() (jwt.Config, error) {
+	prefix := o.UsernamePrefix
+	if prefix == "" && o.UsernameClaim != "email" {
+		prefix = o.IssuerURL + "#"
+	}
+	if prefix == "-" {
+		prefix = ""
+	}
+	cfg := jwt.Config{
+		IssuerURL: o.IssuerURL, Audiences: []string{o.ClientID},
+		UsernameClaim: o.UsernameClaim, UsernamePrefix: prefix,
+		GroupsClaim: o.GroupsClaim, GroupsPrefix: o.GroupsPrefix,
+		RequiredClaims: o.RequiredClaims, SigningAlgs: o.SigningAlgs,
+	}
+	if o.CAFile != "" {
+		b, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.CAPEM = b
+	}
+	return cfg, nil
 }
 
 // RequestHeaderConfig is --requestheader-*: a front proxy, known by its
@@ -78,7 +122,7 @@ const caReloadInterval = time.Minute
 //  2. x509 client certificates;
 //  3. bearer tokens: one union of token authenticators, local ones first
 //     (loopback, token file, then service-account and bootstrap tokens),
-//     remote ones last (JWT issuers, then the webhook), so that a token a
+//     remote ones last (JWT issuers (--oidc-*), then the webhook), so that a token a
 //     local authenticator knows never leaves the server;
 //
 // then system:authenticated is added to whoever they accept, and
@@ -136,6 +180,17 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 			return nil, fmt.Errorf("--token-auth-file: %w", err)
 		}
 		tokens = append(tokens, tf)
+	}
+	if oidc := o.Authentication.OIDC; oidc.IssuerURL != "" && oidc.ClientID != "" {
+		cfg, err := oidc.jwtConfig()
+		if err != nil {
+			return nil, fmt.Errorf("--oidc-ca-file: %w", err)
+		}
+		a, err := jwt.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		tokens = append(tokens, a)
 	}
 	if wh := o.Authentication.TokenWebhook; wh.ConfigFile != "" {
 		a, err := webhook.NewFromKubeconfig(wh.ConfigFile, wh.Version, apiAudiences, webhook.DefaultBackoff, log.With("component", "token-webhook"))

@@ -142,10 +142,13 @@ const DefaultServiceAccountIssuer = "https://kubernetes.default.svc.cluster.loca
 func NewConfig() *Config {
 	_, serviceNet, _ := net.ParseCIDR("10.96.0.0/12")
 	return &Config{
-		BindAddress:                 net.ParseIP("127.0.0.1"),
-		SecurePort:                  6443,
-		AnonymousAuth:               true,
-		Authentication:              AuthenticationConfig{TokenWebhook: TokenWebhookConfig{CacheTTL: 2 * time.Minute, Version: "v1beta1"}},
+		BindAddress:   net.ParseIP("127.0.0.1"),
+		SecurePort:    6443,
+		AnonymousAuth: true,
+		Authentication: AuthenticationConfig{
+			TokenWebhook: TokenWebhookConfig{CacheTTL: 2 * time.Minute, Version: "v1beta1"},
+			OIDC:         OIDCConfig{UsernameClaim: "sub", SigningAlgs: []string{"RS256"}},
+		},
 		AuthorizationMode:           []string{"AlwaysAllow"},
 		ServiceAccounts:             ServiceAccountConfig{Lookup: true, ExtendTokenExpiration: true},
 		Etcd:                        EtcdConfig{Prefix: "/registry", CompactionInterval: 5 * time.Minute},

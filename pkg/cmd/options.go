@@ -238,6 +238,16 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&wh.ConfigFile, "authentication-token-webhook-config-file", wh.ConfigFile, "File with webhook configuration for token authentication in kubeconfig format. The API server will query the remote service to determine authentication for bearer tokens.")
 	fs.DurationVar(&wh.CacheTTL, "authentication-token-webhook-cache-ttl", wh.CacheTTL, "The duration to cache responses from the webhook token authenticator.")
 	fs.StringVar(&wh.Version, "authentication-token-webhook-version", wh.Version, "The API version of the authentication.k8s.io TokenReview to send to and expect from the webhook.")
+	oidc := &o.Authentication.OIDC
+	fs.StringVar(&oidc.IssuerURL, "oidc-issuer-url", oidc.IssuerURL, "The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).")
+	fs.StringVar(&oidc.ClientID, "oidc-client-id", oidc.ClientID, "The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.")
+	fs.StringVar(&oidc.CAFile, "oidc-ca-file", oidc.CAFile, "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used.")
+	fs.StringVar(&oidc.UsernameClaim, "oidc-username-claim", oidc.UsernameClaim, "The OpenID claim to use as the user name.")
+	fs.StringVar(&oidc.UsernamePrefix, "oidc-username-prefix", oidc.UsernamePrefix, "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'.")
+	fs.StringVar(&oidc.GroupsClaim, "oidc-groups-claim", oidc.GroupsClaim, "If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings.")
+	fs.StringVar(&oidc.GroupsPrefix, "oidc-groups-prefix", oidc.GroupsPrefix, "If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.")
+	fs.StringToStringVar(&oidc.RequiredClaims, "oidc-required-claim", oidc.RequiredClaims, "A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.")
+	fs.StringSliceVar(&oidc.SigningAlgs, "oidc-signing-algs", oidc.SigningAlgs, "Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512.")
 	fs.StringSliceVar(&o.AuthorizationMode, "authorization-mode", o.AuthorizationMode, "Ordered list of plug-ins to do authorization on secure port. kapi supports AlwaysAllow and AlwaysDeny.")
 
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. If empty, kapi runs an embedded etcd in --data-dir.")
@@ -319,6 +329,9 @@ func (o *Options) Validate() []error {
 		if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "unix://") {
 			errs = append(errs, fmt.Errorf("--etcd-servers %q: must be a URL (http://, https:// or unix://)", s))
 		}
+	}
+	if oidc := o.Authentication.OIDC; (oidc.IssuerURL != "") != (oidc.ClientID != "") {
+		errs = append(errs, fmt.Errorf("oidc-issuer-url and oidc-client-id must be specified together"))
 	}
 	if v := o.Authentication.TokenWebhook.Version; v != "v1" && v != "v1beta1" {
 		errs = append(errs, fmt.Errorf("--authentication-token-webhook-version: unsupported version %q, supported versions are \"v1\" and \"v1beta1\"", v))

@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -23,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -256,4 +258,63 @@ func jsonEqual(a, b string) bool {
 		return false
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// TestLegacyOIDCFlags: --oidc-* turn on a JWT issuer (served here on
+// loopback); its tokens authenticate, and tokens it did not sign, or for
+// another client, are 401 with kube-apiserver's Status even with
+// anonymous auth on.
+func TestLegacyOIDCFlags(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	iss := httptest.NewTLSServer(mux)
+	defer iss.Close()
+	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"issuer": iss.URL, "jwks_uri": iss.URL + "/jwks"})
+	})
+	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
+	})
+	caFile := filepath.Join(t.TempDir(), "oidc-ca.crt")
+	os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: iss.Certificate().Raw}), 0o600)
+	cfg := app.NewConfig().Authentication
+	cfg.OIDC.IssuerURL, cfg.OIDC.ClientID, cfg.OIDC.CAFile = iss.URL, "kapi", caFile
+	cfg.OIDC.GroupsClaim, cfg.OIDC.UsernamePrefix = "groups", "-"
+	s := testserver.Start(t, testserver.Options{Authentication: &cfg})
+
+	mint := func(signer *rsa.PrivateKey, aud string) string {
+		sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: signer, KeyID: "k1"}}, nil)
+		b, _ := json.Marshal(map[string]any{"iss": iss.URL, "aud": aud, "sub": "alice", "groups": []string{"dev"}, "exp": time.Now().Add(time.Hour).Unix()})
+		o, _ := sig.Sign(b)
+		tok, _ := o.CompactSerialize()
+		return tok
+	}
+	get := func(token string) (int, string) {
+		cfg := rest.AnonymousClientConfig(s.ClientConfig)
+		cfg.BearerToken = token
+		client, err := rest.HTTPClientFor(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Get(s.URL + "/api/v1/namespaces")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get(mint(key, "kapi")); code != http.StatusOK {
+		t.Errorf("issuer's token: %d %s", code, body)
+	}
+	other, _ := rsa.GenerateKey(rand.Reader, 2048)
+	want := recorded401(t)
+	for name, tok := range map[string]string{"bad signature": mint(other, "kapi"), "wrong audience": mint(key, "someone-else")} {
+		if code, body := get(tok); code != http.StatusUnauthorized || !jsonEqual(body, want) {
+			t.Errorf("%s: %d %s, want the recorded 401", name, code, body)
+		}
+	}
 }
