@@ -1,7 +1,7 @@
 // Package jwt authenticates bearer tokens signed by an OpenID Connect
 // issuer, as kube-apiserver's JWT authenticator does for the legacy
-// --oidc-* flags and for the claim-based parts of an
-// AuthenticationConfiguration jwt entry.
+// --oidc-* flags and for each jwt entry of an AuthenticationConfiguration
+// (pkg/authentication/config compiles those into a Config).
 //
 // The issuer's keys are found through discovery
 // (<issuer>/.well-known/openid-configuration, then its jwks_uri) on first
@@ -9,11 +9,11 @@
 // key rotation at the issuer needs no restart. A token must be signed by
 // one of those keys with an allowed algorithm, name the issuer in "iss",
 // have an audience in common with Audiences (MatchAny: any one will do)
-// and not be expired. Rejection reasons are kube-apiserver's, which it
+// and not be expired. Then, in kube-apiserver's order: claim validation
+// (required claim values, CEL rules), the mappings to username, uid,
+// groups and extra (claims with a prefix, or CEL), and the user
+// validation rules. Rejection reasons are kube-apiserver's, which it
 // logs; the client always sees the same 401.
-//
-// Not yet here: CEL claim validation and mapping rules, and
-// userValidationRules, of AuthenticationConfiguration.
 package jwt
 
 import (
@@ -56,6 +56,21 @@ type Config struct {
 	UIDClaim                      string
 	// RequiredClaims must be present with these string values.
 	RequiredClaims map[string]string
+
+	// The CEL parts of an AuthenticationConfiguration jwt entry. A
+	// mapping expression replaces the claim of the same field.
+	ClaimRules         []*Expression
+	UsernameExpression *Expression
+	GroupsExpression   *Expression
+	UIDExpression      *Expression
+	Extra              []ExtraMapping
+	UserRules          []*Expression
+}
+
+// ExtraMapping fills the extra field Key from an expression over claims.
+type ExtraMapping struct {
+	Key        string
+	Expression *Expression
 }
 
 // Authenticator verifies one issuer's tokens.
@@ -129,18 +144,67 @@ func (a *Authenticator) AuthenticateToken(token string) (*authenticator.Response
 			return nil, false, fmt.Errorf("oidc: required claim %s value does not match. Got = %s, want = %s", claim, got, want)
 		}
 	}
-	u := &user.DefaultInfo{}
-	name, err := stringClaim(claims, a.cfg.UsernameClaim)
-	if err != nil {
-		return nil, false, fmt.Errorf("oidc: parse username claims %q: %w", a.cfg.UsernameClaim, err)
+	var celClaims map[string]any
+	if len(a.cfg.ClaimRules) > 0 || a.cfg.UsernameExpression != nil || a.cfg.GroupsExpression != nil || a.cfg.UIDExpression != nil || len(a.cfg.Extra) > 0 {
+		if err := json.Unmarshal(payload, &celClaims); err != nil {
+			return nil, false, fmt.Errorf("oidc: parse claims: %w", err)
+		}
 	}
-	u.Name = a.cfg.UsernamePrefix + name
-	if a.cfg.UIDClaim != "" {
+	for _, rule := range a.cfg.ClaimRules {
+		ok, err := rule.evalBool("claims", celClaims)
+		if err != nil {
+			return nil, false, fmt.Errorf("oidc: error evaluating claim validation expression: %w", err)
+		}
+		if !ok {
+			return nil, false, fmt.Errorf("oidc: error evaluating claim validation expression: validation expression '%s' failed: %s", rule.Source, rule.Message)
+		}
+	}
+	u := &user.DefaultInfo{}
+	if e := a.cfg.UsernameExpression; e != nil {
+		name, err := e.evalString(celClaims)
+		if err != nil {
+			return nil, false, fmt.Errorf("oidc: error evaluating username claim expression: %w", err)
+		}
+		if name == "" {
+			return nil, false, errors.New("oidc: empty username via CEL expression is not allowed")
+		}
+		u.Name = name
+	} else {
+		name, err := stringClaim(claims, a.cfg.UsernameClaim)
+		if err != nil {
+			return nil, false, fmt.Errorf("oidc: parse username claims %q: %w", a.cfg.UsernameClaim, err)
+		}
+		u.Name = a.cfg.UsernamePrefix + name
+	}
+	if e := a.cfg.UIDExpression; e != nil {
+		if u.UID, err = e.evalString(celClaims); err != nil {
+			return nil, false, fmt.Errorf("oidc: error evaluating uid claim expression: %w", err)
+		}
+	}
+	if e := a.cfg.GroupsExpression; e != nil {
+		if u.Groups, err = e.evalStrings(celClaims); err != nil {
+			return nil, false, fmt.Errorf("oidc: error evaluating group claim expression: %w", err)
+		}
+	}
+	for _, m := range a.cfg.Extra {
+		values, err := m.Expression.evalStrings(celClaims)
+		if err != nil {
+			return nil, false, fmt.Errorf("oidc: error evaluating extra claim expression: %w", err)
+		}
+		if len(values) == 0 {
+			continue
+		}
+		if u.Extra == nil {
+			u.Extra = map[string][]string{}
+		}
+		u.Extra[m.Key] = values
+	}
+	if a.cfg.UIDClaim != "" && a.cfg.UIDExpression == nil {
 		if u.UID, err = stringClaim(claims, a.cfg.UIDClaim); err != nil {
 			return nil, false, fmt.Errorf("oidc: parse uid claim %q: %w", a.cfg.UIDClaim, err)
 		}
 	}
-	if a.cfg.GroupsClaim != "" {
+	if a.cfg.GroupsClaim != "" && a.cfg.GroupsExpression == nil {
 		if raw, ok := claims[a.cfg.GroupsClaim]; ok {
 			groups, err := stringOrList(raw)
 			if err != nil {
@@ -151,7 +215,36 @@ func (a *Authenticator) AuthenticateToken(token string) (*authenticator.Response
 			}
 		}
 	}
+	if err := a.checkUser(u); err != nil {
+		return nil, false, err
+	}
 	return &authenticator.Response{User: u}, true, nil
+}
+
+// checkUser runs the user validation rules on the mapped user.
+func (a *Authenticator) checkUser(u *user.DefaultInfo) error {
+	if len(a.cfg.UserRules) == 0 {
+		return nil
+	}
+	extra := map[string]any{}
+	for k, v := range u.Extra {
+		extra[k] = v
+	}
+	groups := u.Groups
+	if groups == nil {
+		groups = []string{}
+	}
+	value := map[string]any{"username": u.Name, "uid": u.UID, "groups": groups, "extra": extra}
+	for _, rule := range a.cfg.UserRules {
+		ok, err := rule.evalBool("user", value)
+		if err != nil {
+			return fmt.Errorf("oidc: error evaluating user info validation rule: %w", err)
+		}
+		if !ok {
+			return fmt.Errorf("oidc: error evaluating user info validation rule: validation expression '%s' failed: %s", rule.Source, rule.Message)
+		}
+	}
+	return nil
 }
 
 // verify checks the signature with the issuer's keys, fetching them again

@@ -158,3 +158,68 @@ func TestIssuerMustBeHTTPS(t *testing.T) {
 		t.Error("http issuer accepted")
 	}
 }
+
+// The CEL parts of the recorded configuration: a claim validation
+// expression, an extra mapping and a user validation rule.
+func TestCELRulesAsKubeAPIServerJudgedThem(t *testing.T) {
+	iss := newIssuer(t)
+	cfg := oracleConfig(iss)
+	level, err := CompileClaims("claims.?level.orValue(0) < 5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	level.Message = "level must be below 5"
+	tenant, _ := CompileClaims("claims.tenant")
+	notSystem, _ := CompileUser("!user.username.startsWith('oidc:system:')")
+	notSystem.Message = "username cannot use reserved system: prefix"
+	cfg.ClaimRules = []*Expression{level}
+	cfg.Extra = []ExtraMapping{{Key: "example.com/tenant", Expression: tenant}}
+	cfg.UserRules = []*Expression{notSystem}
+	a, _ := New(cfg)
+	claims := func(edit func(map[string]any)) string {
+		c := map[string]any{"iss": iss.srv.URL, "aud": "kapi", "sub": "alice", "tenant": "acme", "groups": []string{"dev", "ops"}, "exp": time.Now().Add(time.Hour).Unix()}
+		if edit != nil {
+			edit(c)
+		}
+		return sign(t, iss.key.Load(), "k1", c)
+	}
+	// jwt-ok.txt
+	resp, ok, err := a.AuthenticateToken(claims(nil))
+	if !ok {
+		t.Fatal(err)
+	}
+	want := &user.DefaultInfo{Name: "oidc:alice", UID: "alice", Groups: []string{"g:dev", "g:ops"}, Extra: map[string][]string{"example.com/tenant": {"acme"}}}
+	if !reflect.DeepEqual(resp.User, want) {
+		t.Errorf("user = %#v, want %#v", resp.User, want)
+	}
+	for _, tc := range []struct{ name, token, reason string }{
+		{"jwt-claim-expression", claims(func(c map[string]any) { c["level"] = 7 }),
+			"oidc: error evaluating claim validation expression: validation expression 'claims.?level.orValue(0) < 5' failed: level must be below 5"},
+		{"jwt-user-validation", claims(func(c map[string]any) { c["sub"] = "system:bob" }),
+			"oidc: error evaluating user info validation rule: validation expression '!user.username.startsWith('oidc:system:')' failed: username cannot use reserved system: prefix"},
+	} {
+		_, ok, err := a.AuthenticateToken(tc.token)
+		if ok || err == nil || err.Error() != tc.reason {
+			t.Errorf("%s: ok=%v err=%v\nwant %s", tc.name, ok, err, tc.reason)
+		}
+	}
+}
+
+func TestExpressionMappings(t *testing.T) {
+	iss := newIssuer(t)
+	cfg := oracleConfig(iss)
+	cfg.RequiredClaims = nil
+	cfg.UsernameExpression, _ = CompileClaims("'user:' + claims.sub")
+	cfg.GroupsExpression, _ = CompileClaims("claims.groups.map(g, 'team:' + g)")
+	cfg.UIDExpression, _ = CompileClaims("claims.sub + '-uid'")
+	a, _ := New(cfg)
+	tok := sign(t, iss.key.Load(), "k1", map[string]any{"iss": iss.srv.URL, "aud": "other", "sub": "bob", "groups": []string{"x"}, "exp": time.Now().Add(time.Hour).Unix()})
+	resp, ok, err := a.AuthenticateToken(tok)
+	if !ok {
+		t.Fatal(err)
+	}
+	want := &user.DefaultInfo{Name: "user:bob", UID: "bob-uid", Groups: []string{"team:x"}}
+	if !reflect.DeepEqual(resp.User, want) {
+		t.Errorf("user = %#v, want %#v", resp.User, want)
+	}
+}
