@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/authentication/cafile"
+	authnconfig "github.com/kapi-dev/kapi/pkg/authentication/config"
 	"github.com/kapi-dev/kapi/pkg/authentication/group"
 	"github.com/kapi-dev/kapi/pkg/authentication/request/anonymous"
 	"github.com/kapi-dev/kapi/pkg/authentication/request/bearertoken"
@@ -31,6 +33,14 @@ type AuthenticationConfig struct {
 	RequestHeader RequestHeaderConfig
 	TokenWebhook  TokenWebhookConfig
 	OIDC          OIDCConfig
+
+	// ConfigFile is --authentication-config: JWT issuers and the
+	// anonymous section, reloaded every ConfigReloadInterval.
+	ConfigFile           string
+	ConfigReloadInterval time.Duration
+	// AnonymousAuthFlagSet says --anonymous-auth was given explicitly,
+	// which kube-apiserver forbids next to an anonymous section.
+	AnonymousAuthFlagSet bool
 }
 
 // OIDCConfig is the legacy --oidc-* flags: one JWT issuer. It is on when
@@ -122,7 +132,8 @@ const caReloadInterval = time.Minute
 //  2. x509 client certificates;
 //  3. bearer tokens: one union of token authenticators, local ones first
 //     (loopback, token file, then service-account and bootstrap tokens),
-//     remote ones last (JWT issuers (--oidc-*), then the webhook), so that a token a
+//     remote ones last (JWT issuers of --authentication-config or
+//     --oidc-*, then the webhook), so that a token a
 //     local authenticator knows never leaves the server;
 //
 // then system:authenticated is added to whoever they accept, and
@@ -181,6 +192,17 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 		}
 		tokens = append(tokens, tf)
 	}
+	var structured *authnconfig.Dynamic
+	if file := o.Authentication.ConfigFile; file != "" {
+		if o.Authentication.OIDC.IssuerURL != "" {
+			return nil, errors.New("authentication-config file and oidc-* flags are mutually exclusive")
+		}
+		var err error
+		if structured, err = authnconfig.NewDynamic(file, o.AnonymousAuth, o.Authentication.AnonymousAuthFlagSet, log.With("component", "authentication-config")); err != nil {
+			return nil, err
+		}
+		tokens = append(tokens, structured)
+	}
 	if oidc := o.Authentication.OIDC; oidc.IssuerURL != "" && oidc.ClientID != "" {
 		cfg, err := oidc.jwtConfig()
 		if err != nil {
@@ -202,7 +224,12 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 	requests = append(requests, bearertoken.New(tokenunion.New(tokens...)))
 
 	chain := authenticator.Request(group.NewAuthenticatedGroupAdder(union.New(requests...)))
-	if o.AnonymousAuth {
+	switch {
+	case structured != nil:
+		// The file's anonymous section (or --anonymous-auth without
+		// one) may change with the file.
+		chain = union.NewFailOnError(chain, structured.Anonymous())
+	case o.AnonymousAuth:
 		chain = union.NewFailOnError(chain, anonymous.New())
 	}
 	out.request = chain
@@ -222,6 +249,13 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 	out.run = func(ctx context.Context) {
 		for _, f := range reloaders {
 			go f.Run(ctx, caReloadInterval)
+		}
+		if structured != nil {
+			interval := o.Authentication.ConfigReloadInterval
+			if interval <= 0 {
+				interval = time.Minute
+			}
+			go structured.Run(ctx, interval)
 		}
 	}
 	return out, nil

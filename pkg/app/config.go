@@ -148,6 +148,8 @@ func NewConfig() *Config {
 		Authentication: AuthenticationConfig{
 			TokenWebhook: TokenWebhookConfig{CacheTTL: 2 * time.Minute, Version: "v1beta1"},
 			OIDC:         OIDCConfig{UsernameClaim: "sub", SigningAlgs: []string{"RS256"}},
+			// kube-apiserver re-reads the file at least every minute.
+			ConfigReloadInterval: time.Minute,
 		},
 		AuthorizationMode:           []string{"AlwaysAllow"},
 		ServiceAccounts:             ServiceAccountConfig{Lookup: true, ExtendTokenExpiration: true},

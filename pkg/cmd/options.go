@@ -217,7 +217,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate. Defaults to the generated CA.")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
-	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests.")
+	fs.Var(&trackedBool{value: &o.AnonymousAuth, set: &o.Authentication.AnonymousAuthFlagSet}, "anonymous-auth", "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests.")
+	fs.Lookup("anonymous-auth").NoOptDefVal = "true"
+	fs.StringVar(&o.Authentication.ConfigFile, "authentication-config", o.Authentication.ConfigFile, "File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator. Note: This feature is in Beta since v1.30. --feature-gate=StructuredAuthenticationConfiguration=true needs to be set for enabling this feature. This feature is mutually exclusive with the oidc-* flags. This file is reloaded when it changes.")
 	fs.StringArrayVar(&o.ServiceAccountIssuers, "service-account-issuer", o.ServiceAccountIssuers, "Identifier of the service account token issuer. The issuer will assert this identifier in \"iss\" claim of issued tokens. This value is a string or URI. When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted. kapi defaults to "+app.DefaultServiceAccountIssuer+".")
 	fs.StringArrayVar(&o.ServiceAccountKeyFiles, "service-account-key-file", o.ServiceAccountKeyFiles, "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. If unspecified, --service-account-signing-key-file is used; kapi defaults to the sa.pub it generates in <data-dir>/pki.")
 	fs.StringVar(&o.ServiceAccountSigningKeyFile, "service-account-signing-key-file", o.ServiceAccountSigningKeyFile, "Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key. kapi defaults to the sa.key it generates in <data-dir>/pki.")
@@ -330,6 +332,9 @@ func (o *Options) Validate() []error {
 			errs = append(errs, fmt.Errorf("--etcd-servers %q: must be a URL (http://, https:// or unix://)", s))
 		}
 	}
+	if o.Authentication.ConfigFile != "" && o.Authentication.OIDC.IssuerURL != "" {
+		errs = append(errs, fmt.Errorf("authentication-config file and oidc-* flags are mutually exclusive"))
+	}
 	if oidc := o.Authentication.OIDC; (oidc.IssuerURL != "") != (oidc.ClientID != "") {
 		errs = append(errs, fmt.Errorf("oidc-issuer-url and oidc-client-id must be specified together"))
 	}
@@ -425,3 +430,29 @@ func (o *Options) validateServiceAccounts() []error {
 	}
 	return errs
 }
+
+// trackedBool is a bool flag that remembers whether it was given, for
+// --anonymous-auth, which kube-apiserver forbids next to the anonymous
+// section of --authentication-config even when it has its default value.
+type trackedBool struct {
+	value *bool
+	set   *bool
+}
+
+func (b *trackedBool) String() string {
+	if b.value == nil {
+		return "false"
+	}
+	return strconv.FormatBool(*b.value)
+}
+
+func (b *trackedBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*b.value, *b.set = v, true
+	return nil
+}
+
+func (b *trackedBool) Type() string { return "bool" }

@@ -318,3 +318,171 @@ func TestLegacyOIDCFlags(t *testing.T) {
 		}
 	}
 }
+
+// oidcIssuer serves discovery and keys for one RSA key on loopback.
+type oidcIssuer struct {
+	srv *httptest.Server
+	key *rsa.PrivateKey
+}
+
+func newOIDCIssuer(t *testing.T) *oidcIssuer {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iss := &oidcIssuer{key: key}
+	mux := http.NewServeMux()
+	iss.srv = httptest.NewTLSServer(mux)
+	t.Cleanup(iss.srv.Close)
+	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"issuer": iss.srv.URL, "jwks_uri": iss.srv.URL + "/jwks"})
+	})
+	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
+	})
+	return iss
+}
+
+func (iss *oidcIssuer) caPEM() string {
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: iss.srv.Certificate().Raw}))
+}
+
+func (iss *oidcIssuer) token(t *testing.T, claims map[string]any) string {
+	t.Helper()
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: iss.key, KeyID: "k1"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(claims)
+	o, _ := sig.Sign(b)
+	tok, _ := o.CompactSerialize()
+	return tok
+}
+
+// structuredConfig is the configuration the oracle was recorded with
+// (testdata/kube-apiserver/authn/jwt/authentication-config.yaml), for
+// the issuer iss and audience aud.
+func structuredConfig(iss *oidcIssuer, aud string) string {
+	indented := "      " + strings.ReplaceAll(strings.TrimSpace(iss.caPEM()), "\n", "\n      ")
+	return fmt.Sprintf(`apiVersion: apiserver.config.k8s.io/v1
+kind: AuthenticationConfiguration
+jwt:
+- issuer:
+    url: %s
+    certificateAuthority: |
+%s
+    audiences: [%s]
+  claimValidationRules:
+  - claim: tenant
+    requiredValue: acme
+  - expression: "claims.?level.orValue(0) < 5"
+    message: "level must be below 5"
+  claimMappings:
+    username: {claim: sub, prefix: "oidc:"}
+    groups: {claim: groups, prefix: "g:"}
+    uid: {claim: sub}
+    extra:
+    - key: example.com/tenant
+      valueExpression: claims.tenant
+  userValidationRules:
+  - expression: "!user.username.startsWith('oidc:system:')"
+    message: "username cannot use reserved system: prefix"
+anonymous:
+  enabled: true
+  conditions:
+  - path: /livez
+  - path: /readyz
+`, iss.srv.URL, indented, aud)
+}
+
+// TestAuthenticationConfigFile: a JWT from the issuer of
+// --authentication-config authenticates; the CEL rules reject what
+// kube-apiserver rejected, with its 401; anonymous is allowed only on the
+// paths of the conditions; a changed file is picked up.
+func TestAuthenticationConfigFile(t *testing.T) {
+	iss := newOIDCIssuer(t)
+	file := filepath.Join(t.TempDir(), "authn.yaml")
+	if err := os.WriteFile(file, []byte(structuredConfig(iss, "kapi")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := app.NewConfig().Authentication
+	cfg.ConfigFile = file
+	cfg.ConfigReloadInterval = 50 * time.Millisecond
+	s := testserver.Start(t, testserver.Options{Authentication: &cfg})
+
+	get := func(token, path string) (int, string) {
+		t.Helper()
+		c := rest.AnonymousClientConfig(s.ClientConfig)
+		c.BearerToken = token
+		client, err := rest.HTTPClientFor(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Get(s.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	claims := func(aud string, edit func(map[string]any)) map[string]any {
+		c := map[string]any{"iss": iss.srv.URL, "aud": aud, "sub": "alice", "tenant": "acme", "groups": []string{"dev"}, "exp": time.Now().Add(time.Hour).Unix()}
+		if edit != nil {
+			edit(c)
+		}
+		return c
+	}
+	if code, body := get(iss.token(t, claims("kapi", nil)), "/api/v1/namespaces"); code != http.StatusOK {
+		t.Errorf("issuer's token: %d %s", code, body)
+	}
+	want := recorded401(t)
+	for name, tok := range map[string]string{
+		"claim validation expression (jwt-claim-expression.txt)": iss.token(t, claims("kapi", func(c map[string]any) { c["level"] = 7 })),
+		"required claim value (jwt-claim-required-value.txt)":    iss.token(t, claims("kapi", func(c map[string]any) { c["tenant"] = "other" })),
+		"user validation rule (jwt-user-validation.txt)":         iss.token(t, claims("kapi", func(c map[string]any) { c["sub"] = "system:bob" })),
+		"wrong audience (jwt-wrong-audience.txt)":                iss.token(t, claims("nope", nil)),
+		"wrong issuer (jwt-wrong-issuer.txt)":                    iss.token(t, claims("kapi", func(c map[string]any) { c["iss"] = "https://evil.example" })),
+		"expired (jwt-expired.txt)":                              iss.token(t, claims("kapi", func(c map[string]any) { c["exp"] = time.Now().Add(-time.Minute).Unix() })),
+		"malformed JWT (malformed-jwt in the README)":            "a.b.c",
+	} {
+		if code, body := get(tok, "/api/v1/namespaces"); code != http.StatusUnauthorized || !jsonEqual(body, want) {
+			t.Errorf("%s: %d %s, want the recorded 401", name, code, body)
+		}
+	}
+	// The anonymous section: only /livez and /readyz.
+	for path, wantCode := range map[string]int{"/livez": 200, "/readyz": 200, "/healthz": 401, "/livez/ping": 401, "/api": 401} {
+		if code, _ := get("", path); code != wantCode {
+			t.Errorf("anonymous %s: %d, want %d as kube-apiserver", path, code, wantCode)
+		}
+	}
+
+	// A new audience in the file: tokens for it start working, tokens for
+	// the old one stop.
+	if err := os.WriteFile(file, []byte(structuredConfig(iss, "kapi-2")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, _ := get(iss.token(t, claims("kapi-2", nil)), "/api/v1/namespaces")
+		if code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the changed configuration was not picked up: %d", code)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code, _ := get(iss.token(t, claims("kapi", nil)), "/api/v1/namespaces"); code != http.StatusUnauthorized {
+		t.Errorf("a token for the old audience: %d, want 401", code)
+	}
+	// An invalid file is ignored: the configuration in force stays.
+	if err := os.WriteFile(file, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\nbogus: 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // several reload periods; not a timing assertion
+	if code, _ := get(iss.token(t, claims("kapi-2", nil)), "/api/v1/namespaces"); code != http.StatusOK {
+		t.Errorf("after an invalid file: %d, want the previous configuration still in force", code)
+	}
+}
