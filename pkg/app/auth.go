@@ -17,6 +17,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authentication/request/bearertoken"
 	"github.com/kapi-dev/kapi/pkg/authentication/request/headerrequest"
 	"github.com/kapi-dev/kapi/pkg/authentication/request/union"
+	"github.com/kapi-dev/kapi/pkg/authentication/request/websocket"
 	x509auth "github.com/kapi-dev/kapi/pkg/authentication/request/x509"
 	"github.com/kapi-dev/kapi/pkg/authentication/token/cache"
 	"github.com/kapi-dev/kapi/pkg/authentication/token/jwt"
@@ -192,6 +193,8 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 		}
 		tokens = append(tokens, tf)
 	}
+	// Service-account tokens, then bootstrap tokens, go here: local
+	// authenticators before the remote ones below.
 	var structured *authnconfig.Dynamic
 	if file := o.Authentication.ConfigFile; file != "" {
 		if o.Authentication.OIDC.IssuerURL != "" {
@@ -221,7 +224,10 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 		}
 		tokens = append(tokens, cache.New(a, wh.CacheTTL, wh.CacheTTL))
 	}
-	requests = append(requests, bearertoken.New(tokenunion.New(tokens...)))
+	// The same union reads "Authorization: Bearer" and, for WebSockets,
+	// the token subprotocol.
+	tokenAuth := tokenunion.New(tokens...)
+	requests = append(requests, bearertoken.New(tokenAuth), websocket.New(tokenAuth))
 
 	chain := authenticator.Request(group.NewAuthenticatedGroupAdder(union.New(requests...)))
 	switch {

@@ -168,6 +168,8 @@ func TestAuthenticationChain(t *testing.T) {
 	}{
 		{"front proxy", &proxy, asBob},
 		{"webhook token", nil, map[string]string{"Authorization": "Bearer wh-good"}},
+		{"webhook token as a WebSocket subprotocol", nil, map[string]string{"Connection": "Upgrade", "Upgrade": "websocket",
+			"Sec-WebSocket-Protocol": "v5.channel.k8s.io, base64url.bearer.authorization.k8s.io." + base64.RawURLEncoding.EncodeToString([]byte("wh-good"))}},
 		// kube-apiserver 1.37.1 too authenticates this request by its
 		// token: a bad certificate does not end the search.
 		{"good token, certificate of an unknown CA", &stranger, map[string]string{"Authorization": "Bearer wh-good"}},
@@ -202,6 +204,8 @@ func TestAuthenticationChain(t *testing.T) {
 		{"front proxy naming no user (its certificate is no client certificate)", &proxy, nil},
 		{"certificate of an unknown CA", &stranger, nil},
 		{"unknown bearer token", nil, map[string]string{"Authorization": "Bearer nope"}},
+		{"unknown token as a WebSocket subprotocol", nil, map[string]string{"Connection": "Upgrade", "Upgrade": "websocket",
+			"Sec-WebSocket-Protocol": "v5.channel.k8s.io, base64url.bearer.authorization.k8s.io." + base64.RawURLEncoding.EncodeToString([]byte("nope"))}},
 	} {
 		code, body := do(tc.cert, tc.headers)
 		if code != http.StatusUnauthorized || !jsonEqual(body, want) {
