@@ -13,9 +13,9 @@ import (
 // handlerChain wraps the delegation chain in the filter chain
 // (filters.Chain, whose documentation gives the order and why). It runs
 // once in front of every server of the chain.
-func handlerChain(o *Config, authn authenticator.Request, authz authorizer.Authorizer, reg *metrics.Registry, log *slog.Logger) func(http.Handler) http.Handler {
+func handlerChain(o *Config, authn authenticator.Request, clearRequestHeaders func(http.Header), authz authorizer.Authorizer, reg *metrics.Registry, log *slog.Logger) func(http.Handler) http.Handler {
 	return filters.Chain(filters.ChainConfig{
-		Authenticator: authn, Authorizer: authz,
+		Authenticator: authn, Authorizer: authz, ClearRequestHeaders: clearRequestHeaders,
 		MaxRequestsInFlight: o.MaxRequestsInflight, MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInflight,
 		RequestTimeout: o.RequestTimeout, Metrics: reg, Logger: log,
 	})

@@ -53,6 +53,8 @@ type Config struct {
 	// AnonymousAuth lets requests without credentials through as
 	// system:anonymous.
 	AnonymousAuth bool
+	// Authentication holds the other authentication settings (auth.go).
+	Authentication AuthenticationConfig
 	// AuthorizationMode is the ordered list of authorizers.
 	AuthorizationMode []string
 	// Authorization is the rest of the authorization flags (its Modes
@@ -155,9 +157,15 @@ const DefaultServiceAccountIssuer = "https://kubernetes.default.svc.cluster.loca
 func NewConfig() *Config {
 	_, serviceNet, _ := net.ParseCIDR("10.96.0.0/12")
 	return &Config{
-		BindAddress:                 net.ParseIP("127.0.0.1"),
-		SecurePort:                  6443,
-		AnonymousAuth:               true,
+		BindAddress:   net.ParseIP("127.0.0.1"),
+		SecurePort:    6443,
+		AnonymousAuth: true,
+		Authentication: AuthenticationConfig{
+			TokenWebhook: TokenWebhookConfig{CacheTTL: 2 * time.Minute, Version: "v1beta1"},
+			OIDC:         OIDCConfig{UsernameClaim: "sub", SigningAlgs: []string{"RS256"}},
+			// kube-apiserver re-reads the file at least every minute.
+			ConfigReloadInterval: time.Minute,
+		},
 		AuthorizationMode:           []string{"AlwaysAllow"},
 		ServiceAccounts:             ServiceAccountConfig{Lookup: true, ExtendTokenExpiration: true},
 		Authorization:               authorization.DefaultConfig(),

@@ -25,9 +25,11 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions"
+	"github.com/kapi-dev/kapi/pkg/authentication/cafile"
 	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/certs"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
+	"github.com/kapi-dev/kapi/pkg/controlplane/clusterauthenticationtrust"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/printers"
@@ -133,10 +135,13 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	authn, err := buildAuthentication(c, caPool, loopbackToken, saTokens.authenticators, log)
+	authn, err := buildAuthentication(c, &cafile.Bundle{PEM: caPEM, Pool: caPool}, loopbackToken, saTokens.authenticators, saTokens.apiAudiences, log)
 	if err != nil {
 		return nil, err
 	}
+	authnCtx, stopAuthn := context.WithCancel(context.Background())
+	s.closers = append(s.closers, func() error { stopAuthn(); return nil })
+	authn.run(authnCtx)
 	authzConfig := c.Authorization
 	authzConfig.Modes = c.AuthorizationMode
 	authzConfig.Logger = log.With("component", "authorization")
@@ -203,7 +208,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		MinRequestTimeout:     c.MinRequestTimeout,
 		MaxRequestBodyBytes:   c.MaxRequestBodyBytes,
 		ServiceAccountTokens:  saTokens.issue,
-		Authenticator:         authn,
+		Authenticator:         authn.request,
 		APIAudiences:          saTokens.apiAudiences,
 	}, apiextensionsServer, disc)
 	if err != nil {
@@ -228,6 +233,13 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	if encryptionAtRest != nil {
 		addEncryptionHooks(aggregator, encryptionAtRest, c, log)
 	}
+	// kube-apiserver's cluster-authentication-trust controller.
+	aggregator.AddPostStartHook("start-cluster-authentication-info-controller", func(ctx server.PostStartHookContext) error {
+		clusterauthenticationtrust.Run(ctx, loopbackClient, authn.trust, func(err error) {
+			log.Error("Unable to publish "+clusterauthenticationtrust.Namespace+"/"+clusterauthenticationtrust.Name, "err", err)
+		})
+		return nil
+	})
 	metricsRegistry := installSystemEndpoints(aggregator, c.Profiling, net.JoinHostPort(public.String(), strconv.Itoa(port)))
 	aggregator.Handle("/openapi/", openAPIService)
 	installIssuerDiscovery(aggregator, saTokens)
@@ -235,7 +247,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	prepared, err := aggregator.PrepareRun(server.ServingConfig{
 		Listener:                     ln,
 		TLS:                          tlsConfig,
-		BuildHandlerChain:            handlerChain(c, authn, authz, metricsRegistry, log),
+		BuildHandlerChain:            handlerChain(c, authn.request, authn.clearHeaders, authz, metricsRegistry, log),
 		ShutdownDelayDuration:        c.ShutdownDelayDuration,
 		HTTP2MaxStreamsPerConnection: c.HTTP2MaxStreamsPerConnection,
 		Loopback:                     loopback,

@@ -43,6 +43,9 @@ type Options struct {
 	// Authorization holds the other authorization flags
 	// (authorization.go).
 	Authorization AuthorizationOptions
+	// Authentication holds the --requestheader-* and
+	// --authentication-token-webhook-* flags.
+	Authentication app.AuthenticationConfig
 
 	// Service-account and bootstrap tokens.
 	ServiceAccountIssuers               []string
@@ -108,6 +111,7 @@ func NewOptions() *Options {
 		SecurePort:                          d.SecurePort,
 		BindAddress:                         d.BindAddress,
 		AnonymousAuth:                       d.AnonymousAuth,
+		Authentication:                      d.Authentication,
 		AuthorizationMode:                   d.AuthorizationMode,
 		Authorization:                       newAuthorizationOptions(d),
 		ServiceAccountLookup:                d.ServiceAccounts.Lookup,
@@ -150,6 +154,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		ClientCAFile:      o.ClientCAFile,
 		TokenAuthFile:     o.TokenAuthFile,
 		AnonymousAuth:     o.AnonymousAuth,
+		Authentication:    o.Authentication,
 		AuthorizationMode: o.AuthorizationMode,
 		ServiceAccounts: app.ServiceAccountConfig{
 			Issuers:               o.ServiceAccountIssuers,
@@ -201,11 +206,6 @@ var ignoredFlags = []struct{ name, usage string }{
 	{"feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features."},
 	{"audit-log-path", "If set, all requests coming to the apiserver will be logged to this file."},
 	{"audit-policy-file", "Path to the file that defines the audit policy configuration."},
-	{"requestheader-client-ca-file", "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers."},
-	{"requestheader-allowed-names", "List of client certificate common names to allow to provide usernames in headers."},
-	{"requestheader-extra-headers-prefix", "List of request header prefixes to inspect."},
-	{"requestheader-group-headers", "List of request headers to inspect for groups."},
-	{"requestheader-username-headers", "List of request headers to inspect for usernames."},
 	{"proxy-client-cert-file", "Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request."},
 	{"proxy-client-key-file", "Private key for the client certificate used to prove the identity of the aggregator."},
 	{"kubelet-client-certificate", "Path to a client cert file for TLS."},
@@ -230,7 +230,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate. Defaults to the generated CA.")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
-	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests.")
+	fs.Var(&trackedBool{value: &o.AnonymousAuth, set: &o.Authentication.AnonymousAuthFlagSet}, "anonymous-auth", "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests.")
+	fs.Lookup("anonymous-auth").NoOptDefVal = "true"
+	fs.StringVar(&o.Authentication.ConfigFile, "authentication-config", o.Authentication.ConfigFile, "File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator. Note: This feature is in Beta since v1.30. --feature-gate=StructuredAuthenticationConfiguration=true needs to be set for enabling this feature. This feature is mutually exclusive with the oidc-* flags. This file is reloaded when it changes.")
 	fs.StringArrayVar(&o.ServiceAccountIssuers, "service-account-issuer", o.ServiceAccountIssuers, "Identifier of the service account token issuer. The issuer will assert this identifier in \"iss\" claim of issued tokens. This value is a string or URI. When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted. kapi defaults to "+app.DefaultServiceAccountIssuer+".")
 	fs.StringArrayVar(&o.ServiceAccountKeyFiles, "service-account-key-file", o.ServiceAccountKeyFiles, "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. If unspecified, --service-account-signing-key-file is used; kapi defaults to the sa.pub it generates in <data-dir>/pki.")
 	fs.StringVar(&o.ServiceAccountSigningKeyFile, "service-account-signing-key-file", o.ServiceAccountSigningKeyFile, "Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key. kapi defaults to the sa.key it generates in <data-dir>/pki.")
@@ -240,6 +242,27 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ServiceAccountJWKSURI, "service-account-jwks-uri", o.ServiceAccountJWKSURI, "Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration.")
 	fs.StringSliceVar(&o.APIAudiences, "api-audiences", o.APIAudiences, "Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If unspecified, the service account issuers are used.")
 	fs.BoolVar(&o.EnableBootstrapTokenAuth, "enable-bootstrap-token-auth", o.EnableBootstrapTokenAuth, "Enable to allow secrets of type 'bootstrap.kubernetes.io/token' in the 'kube-system' namespace to be used for TLS bootstrapping authentication.")
+	rh := &o.Authentication.RequestHeader
+	fs.StringVar(&rh.ClientCAFile, "requestheader-client-ca-file", rh.ClientCAFile, "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.")
+	fs.StringSliceVar(&rh.AllowedNames, "requestheader-allowed-names", rh.AllowedNames, "List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.")
+	fs.StringSliceVar(&rh.UsernameHeaders, "requestheader-username-headers", rh.UsernameHeaders, "List of request headers to inspect for usernames. X-Remote-User is common.")
+	fs.StringSliceVar(&rh.UIDHeaders, "requestheader-uid-headers", rh.UIDHeaders, "List of request headers to inspect for UIDs. X-Remote-Uid is suggested.")
+	fs.StringSliceVar(&rh.GroupHeaders, "requestheader-group-headers", rh.GroupHeaders, "List of request headers to inspect for groups. X-Remote-Group is suggested.")
+	fs.StringSliceVar(&rh.ExtraHeadersPrefix, "requestheader-extra-headers-prefix", rh.ExtraHeadersPrefix, "List of request header prefixes to inspect. X-Remote-Extra- is suggested.")
+	wh := &o.Authentication.TokenWebhook
+	fs.StringVar(&wh.ConfigFile, "authentication-token-webhook-config-file", wh.ConfigFile, "File with webhook configuration for token authentication in kubeconfig format. The API server will query the remote service to determine authentication for bearer tokens.")
+	fs.DurationVar(&wh.CacheTTL, "authentication-token-webhook-cache-ttl", wh.CacheTTL, "The duration to cache responses from the webhook token authenticator.")
+	fs.StringVar(&wh.Version, "authentication-token-webhook-version", wh.Version, "The API version of the authentication.k8s.io TokenReview to send to and expect from the webhook.")
+	oidc := &o.Authentication.OIDC
+	fs.StringVar(&oidc.IssuerURL, "oidc-issuer-url", oidc.IssuerURL, "The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).")
+	fs.StringVar(&oidc.ClientID, "oidc-client-id", oidc.ClientID, "The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.")
+	fs.StringVar(&oidc.CAFile, "oidc-ca-file", oidc.CAFile, "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used.")
+	fs.StringVar(&oidc.UsernameClaim, "oidc-username-claim", oidc.UsernameClaim, "The OpenID claim to use as the user name.")
+	fs.StringVar(&oidc.UsernamePrefix, "oidc-username-prefix", oidc.UsernamePrefix, "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'.")
+	fs.StringVar(&oidc.GroupsClaim, "oidc-groups-claim", oidc.GroupsClaim, "If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings.")
+	fs.StringVar(&oidc.GroupsPrefix, "oidc-groups-prefix", oidc.GroupsPrefix, "If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.")
+	fs.StringToStringVar(&oidc.RequiredClaims, "oidc-required-claim", oidc.RequiredClaims, "A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.")
+	fs.StringSliceVar(&oidc.SigningAlgs, "oidc-signing-algs", oidc.SigningAlgs, "Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512.")
 	fs.StringSliceVar(&o.AuthorizationMode, "authorization-mode", o.AuthorizationMode, "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: "+strings.Join(authorization.ModeChoices(), ",")+". Not used with --authorization-config.")
 	o.Authorization.AddFlags(fs)
 
@@ -328,6 +351,18 @@ func (o *Options) Validate() []error {
 			errs = append(errs, fmt.Errorf("--etcd-servers %q: must be a URL (http://, https:// or unix://)", s))
 		}
 	}
+	if o.Authentication.ConfigFile != "" && o.Authentication.OIDC.IssuerURL != "" {
+		errs = append(errs, fmt.Errorf("authentication-config file and oidc-* flags are mutually exclusive"))
+	}
+	if oidc := o.Authentication.OIDC; (oidc.IssuerURL != "") != (oidc.ClientID != "") {
+		errs = append(errs, fmt.Errorf("oidc-issuer-url and oidc-client-id must be specified together"))
+	}
+	if v := o.Authentication.TokenWebhook.Version; v != "v1" && v != "v1beta1" {
+		errs = append(errs, fmt.Errorf("--authentication-token-webhook-version: unsupported version %q, supported versions are \"v1\" and \"v1beta1\"", v))
+	}
+	if o.Authentication.TokenWebhook.CacheTTL < 0 {
+		errs = append(errs, fmt.Errorf("--authentication-token-webhook-cache-ttl can not be negative value"))
+	}
 	if _, err := controlplane.ParseRuntimeConfig(o.RuntimeConfig); err != nil {
 		errs = append(errs, fmt.Errorf("--runtime-config: %w", err))
 	}
@@ -415,3 +450,29 @@ func (o *Options) validateServiceAccounts() []error {
 	}
 	return errs
 }
+
+// trackedBool is a bool flag that remembers whether it was given, for
+// --anonymous-auth, which kube-apiserver forbids next to the anonymous
+// section of --authentication-config even when it has its default value.
+type trackedBool struct {
+	value *bool
+	set   *bool
+}
+
+func (b *trackedBool) String() string {
+	if b.value == nil {
+		return "false"
+	}
+	return strconv.FormatBool(*b.value)
+}
+
+func (b *trackedBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*b.value, *b.set = v, true
+	return nil
+}
+
+func (b *trackedBool) Type() string { return "bool" }

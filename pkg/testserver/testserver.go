@@ -61,6 +61,10 @@ type Options struct {
 	// DisableAnonymousAuth refuses requests without credentials
 	// (--anonymous-auth=false).
 	DisableAnonymousAuth bool
+	// Authentication sets --requestheader-* and
+	// --authentication-token-webhook-*; nil means kube-apiserver's
+	// defaults.
+	Authentication *app.AuthenticationConfig
 	// AuthorizationMode is the ordered list of authorizers
 	// (--authorization-mode); nil means AlwaysAllow.
 	AuthorizationMode []string
@@ -104,6 +108,9 @@ func (opts Options) config() *app.Config {
 	c.DataDir = opts.DataDir
 	c.TokenAuthFile = opts.TokenAuthFile
 	c.AnonymousAuth = !opts.DisableAnonymousAuth
+	if opts.Authentication != nil {
+		c.Authentication = *opts.Authentication
+	}
 	if opts.AuthorizationMode != nil {
 		c.AuthorizationMode = opts.AuthorizationMode
 	}

@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -13,13 +12,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
-
-// frontProxyHeaders are the standard headers through which an
-// authenticating proxy names the user (--requestheader-* flags default
-// to them), and frontProxyExtraPrefix the prefix of its extra fields.
-var frontProxyHeaders = []string{"X-Remote-User", "X-Remote-Uid", "X-Remote-Group"}
-
-const frontProxyExtraPrefix = "X-Remote-Extra-"
 
 // WithAuthentication authenticates each request with auth and puts the
 // user into its context.
@@ -32,10 +24,11 @@ const frontProxyExtraPrefix = "X-Remote-Extra-"
 // apiAudiences, if not empty, are the audiences the server accepts: a
 // credential valid only for other audiences is rejected.
 //
-// Once the user is known, the credentials (the Authorization header and
-// the standard front-proxy headers) are removed from the request, so
-// that nothing after this filter, and no server a request is proxied to,
-// sees them.
+// Once the user is known, the credentials (the Authorization header, and
+// through clearRequestHeaders the headers --requestheader-* names) are
+// removed from the request, so that nothing after this filter, and no
+// server a request is proxied to, sees them. clearRequestHeaders is nil
+// when no front proxy is configured.
 //
 // HTTP/2 multiplexes many requests on one connection, which makes it
 // cheap to abuse (CVE-2023-44487, CVE-2023-39325). Like kube-apiserver,
@@ -44,7 +37,7 @@ const frontProxyExtraPrefix = "X-Remote-Extra-"
 //
 // A nil logger discards the log. auth must not be nil: a server
 // without authentication uses an authenticator that accepts everyone.
-func WithAuthentication(handler http.Handler, auth authenticator.Request, apiAudiences []string, logger *slog.Logger) http.Handler {
+func WithAuthentication(handler http.Handler, auth authenticator.Request, apiAudiences []string, clearRequestHeaders func(http.Header), logger *slog.Logger) http.Handler {
 	if auth == nil {
 		panic("filters.WithAuthentication: nil authenticator")
 	}
@@ -68,7 +61,9 @@ func WithAuthentication(handler http.Handler, auth authenticator.Request, apiAud
 		}
 
 		r.Header.Del("Authorization")
-		removeFrontProxyHeaders(r.Header)
+		if clearRequestHeaders != nil {
+			clearRequestHeaders(r.Header)
+		}
 
 		if r.ProtoMajor == 2 && isAnonymous(resp.User) {
 			// Serve this request, then send GOAWAY.
@@ -99,18 +94,6 @@ func audiencesAcceptable(apiAudiences, credentialAudiences []string) bool {
 		}
 	}
 	return false
-}
-
-func removeFrontProxyHeaders(h http.Header) {
-	for _, name := range frontProxyHeaders {
-		h.Del(name)
-	}
-	for name := range h {
-		// Header keys are canonical: X-Remote-Extra-Scopes.
-		if strings.HasPrefix(name, frontProxyExtraPrefix) {
-			delete(h, name)
-		}
-	}
 }
 
 func isAnonymous(u user.Info) bool {

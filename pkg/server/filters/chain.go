@@ -18,6 +18,10 @@ type ChainConfig struct {
 	// APIAudiences are the audiences tokens must be meant for; empty
 	// accepts any (see WithAuthentication).
 	APIAudiences []string
+	// ClearRequestHeaders removes the front-proxy headers of
+	// --requestheader-* once a request is authenticated; nil if there is
+	// no front proxy.
+	ClearRequestHeaders func(http.Header)
 	// MaxRequestsInFlight and MaxMutatingRequestsInFlight bound the
 	// requests served at once (see WithMaxInFlightLimit); 0 is unbounded.
 	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
@@ -43,7 +47,7 @@ func Chain(c ChainConfig) func(http.Handler) http.Handler {
 		h = WithMetrics(h, c.Metrics, longRunning)
 		h = WithAuthorization(h, c.Authorizer, c.Logger)
 		h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, longRunning, c.Metrics)
-		h = WithAuthentication(h, c.Authenticator, c.APIAudiences, c.Logger)
+		h = WithAuthentication(h, c.Authenticator, c.APIAudiences, c.ClearRequestHeaders, c.Logger)
 		h = WithWarningRecorder(h)
 		h = WithTimeout(h, longRunning, c.RequestTimeout, c.Metrics, c.Logger)
 		h = WithRequestInfo(h, resolver)

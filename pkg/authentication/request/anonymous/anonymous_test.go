@@ -32,3 +32,13 @@ func TestUsersAreNotShared(t *testing.T) {
 		t.Errorf("second request's groups = %v: a caller's change leaked into it", got)
 	}
 }
+
+func TestOnlyTheConditionsPaths(t *testing.T) {
+	a := NewForPaths([]string{"/livez", "/readyz"})
+	for path, want := range map[string]bool{"/livez": true, "/readyz": true, "/livez/ping": false, "/healthz": false, "/api": false} {
+		_, ok, err := a.AuthenticateRequest(httptest.NewRequest("GET", path, nil))
+		if ok != want || err != nil {
+			t.Errorf("%s: ok=%v err=%v, want ok=%v", path, ok, err, want)
+		}
+	}
+}
