@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -137,7 +138,13 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	authz, err := authorization.New(c.AuthorizationMode, authorization.Built{})
+	built := authorization.Built{}
+	if slices.Contains(c.AuthorizationMode, authorization.ModeNode) {
+		if built.Node, err = buildNodeAuthorizer(sharedInformers); err != nil {
+			return nil, err
+		}
+	}
+	authz, err := authorization.New(c.AuthorizationMode, built)
 	if err != nil {
 		return nil, fmt.Errorf("--authorization-mode: %w", err)
 	}
