@@ -189,3 +189,15 @@ func TestNodeRulesAreTheBootstrapRole(t *testing.T) {
 	}
 	t.Fatal("the recorded policy has no system:node ClusterRole")
 }
+
+func TestRulesForNodesAreIncomplete(t *testing.T) {
+	a := New(NewGraph(), NodeRules(), DefaultFeatures())
+	_, _, incomplete, err := a.RulesFor(context.Background(), nodeUser("n1"), "ns")
+	if !incomplete || err == nil || err.Error() != "node authorizer does not support user rule resolution" {
+		t.Errorf("node: incomplete=%v err=%v", incomplete, err)
+	}
+	rr, nrr, incomplete, err := a.RulesFor(context.Background(), &user.DefaultInfo{Name: "alice"}, "ns")
+	if rr != nil || nrr != nil || incomplete || err != nil {
+		t.Errorf("non-node: %v %v %v %v", rr, nrr, incomplete, err)
+	}
+}
