@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -145,7 +146,15 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	authzConfig := c.Authorization
 	authzConfig.Modes = c.AuthorizationMode
 	authzConfig.Logger = log.With("component", "authorization")
-	authz, err := authorization.Build(authzConfig, authorization.Built{})
+	built := authorization.Built{}
+	// --authorization-config may name any mode, and may name it later
+	// when the file is reloaded; otherwise only the listed modes are built.
+	if authzConfig.ConfigFile != "" || slices.Contains(c.AuthorizationMode, authorization.ModeNode) {
+		if built.Node, err = buildNodeAuthorizer(sharedInformers); err != nil {
+			return nil, err
+		}
+	}
+	authz, err := authorization.Build(authzConfig, built)
 	if err != nil {
 		if authzConfig.ConfigFile != "" {
 			return nil, fmt.Errorf("--authorization-config: %w", err)

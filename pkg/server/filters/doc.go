@@ -14,7 +14,9 @@
 //	WithWarningRecorder    inside the timeout (warnings go to the timeout writer's private headers),
 //	                       outside authentication (authenticators may warn)
 //	WithAuthentication     puts the user in the context
-//	  (audit, impersonation)
+//	  (audit)
+//	WithImpersonation      after authentication (it checks what the authenticated user may impersonate),
+//	                       before everything that acts on the user: limits, authorization, handlers
 //	WithMaxInFlightLimit   after authentication, because system:masters are exempt;
 //	                       limits the expensive work: authorization webhooks and handlers
 //	WithAuthorization      403 unless allowed
