@@ -54,6 +54,8 @@ type Config struct {
 	AnonymousAuth bool
 	// AuthorizationMode is the ordered list of authorizers.
 	AuthorizationMode []string
+	// Audit is the --audit-* configuration.
+	Audit AuditConfig
 
 	// ServiceAccounts configures service-account tokens.
 	ServiceAccounts ServiceAccountConfig
@@ -166,6 +168,7 @@ func NewConfig() *Config {
 		MaxRequestBodyBytes:         3 * 1024 * 1024,
 		RuntimeConfig:               controlplane.RuntimeConfig{},
 		Profiling:                   true,
+		Audit:                       NewAuditConfig(),
 	}
 }
 
@@ -197,5 +200,6 @@ func (c *Config) validate() error {
 	if _, err := controlplane.ParseRuntimeConfig(c.RuntimeConfig); err != nil {
 		errs = append(errs, fmt.Errorf("RuntimeConfig: %w", err))
 	}
+	errs = append(errs, c.Audit.Validate()...)
 	return errors.Join(errs...)
 }

@@ -39,6 +39,7 @@ type Options struct {
 	TokenAuthFile     string
 	AnonymousAuth     bool
 	AuthorizationMode []string
+	Audit             AuditOptions
 
 	// Service-account and bootstrap tokens.
 	ServiceAccountIssuers               []string
@@ -105,6 +106,7 @@ func NewOptions() *Options {
 		BindAddress:                         d.BindAddress,
 		AnonymousAuth:                       d.AnonymousAuth,
 		AuthorizationMode:                   d.AuthorizationMode,
+		Audit:                               NewAuditOptions(),
 		ServiceAccountLookup:                d.ServiceAccounts.Lookup,
 		ServiceAccountExtendTokenExpiration: d.ServiceAccounts.ExtendTokenExpiration,
 		EtcdPrefix:                          d.Etcd.Prefix,
@@ -180,6 +182,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		HTTP2MaxStreamsPerConnection: o.HTTP2MaxStreamsPerConnection,
 		RuntimeConfig:                runtimeConfig,
 		Profiling:                    o.Profiling,
+		Audit:                        o.Audit.AuditConfig,
 		Logger:                       log,
 	}, nil
 }
@@ -193,8 +196,6 @@ var ignoredFlags = []struct{ name, usage string }{
 	{"enable-admission-plugins", "admission plugins that should be enabled in addition to default enabled ones."},
 	{"enable-priority-and-fairness", "If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness"},
 	{"feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features."},
-	{"audit-log-path", "If set, all requests coming to the apiserver will be logged to this file."},
-	{"audit-policy-file", "Path to the file that defines the audit policy configuration."},
 	{"requestheader-client-ca-file", "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers."},
 	{"requestheader-allowed-names", "List of client certificate common names to allow to provide usernames in headers."},
 	{"requestheader-extra-headers-prefix", "List of request header prefixes to inspect."},
@@ -263,6 +264,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Profiling, "profiling", o.Profiling, "Enable profiling via web interface host:port/debug/pprof/")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "number for the log level verbosity")
 
+	o.Audit.AddFlags(fs)
+
 	for _, f := range ignoredFlags {
 		v := new(string)
 		o.ignored[f.name] = v
@@ -274,6 +277,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 // Validate checks the flag values, naming the flag in each error.
 func (o *Options) Validate() []error {
 	var errs []error
+	errs = append(errs, o.Audit.Validate()...)
 	if o.SecurePort < 1 || o.SecurePort > 65535 {
 		errs = append(errs, fmt.Errorf("--secure-port %d must be between 1 and 65535, inclusive. It cannot be turned off with 0", o.SecurePort))
 	}
