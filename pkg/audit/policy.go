@@ -72,7 +72,8 @@ func LoadPolicy(data []byte, logger *slog.Logger) (*Policy, error) {
 	case tm.Kind == "":
 		return nil, fmt.Errorf("failed decoding: Object 'Kind' is missing in '%s'", data)
 	case tm.APIVersion != APIVersion || tm.Kind != "Policy":
-		return nil, fmt.Errorf("failed decoding: no kind %q is registered for version %q in scheme", tm.Kind, tm.APIVersion)
+		// kube-apiserver's scheme names itself after the file that made it.
+		return nil, fmt.Errorf("failed decoding: no kind %q is registered for version %q in scheme %q", tm.Kind, tm.APIVersion, "pkg/runtime/scheme.go:111")
 	}
 	p := &Policy{}
 	dec := json.NewDecoder(bytes.NewReader(js))
@@ -82,7 +83,7 @@ func LoadPolicy(data []byte, logger *slog.Logger) (*Policy, error) {
 		if err := json.Unmarshal(js, p); err != nil {
 			return nil, fmt.Errorf("failed lenient decoding: %w", err)
 		}
-		logger.Warn("Audit policy contains errors, falling back to lenient decoding", "err", strictErr)
+		logger.Warn("Audit policy contains errors, falling back to lenient decoding: strict decoding error: " + strings.TrimPrefix(strictErr.Error(), "json: "))
 	}
 	if errs := ValidatePolicy(p); len(errs) > 0 {
 		return nil, errs.ToAggregate()
