@@ -116,7 +116,8 @@ func (w *Writer) rotate() error {
 		return err
 	}
 	w.file = nil
-	backup := w.backupName(w.now())
+	now := w.now()
+	backup := w.backupName(now)
 	if err := os.Rename(w.Filename, backup); err != nil && !os.IsNotExist(err) {
 		return err
 	}
@@ -128,7 +129,7 @@ func (w *Writer) rotate() error {
 			return err
 		}
 	}
-	return w.prune()
+	return w.prune(now)
 }
 
 // backupName is <dir>/<name>-<time>.<ext>.
@@ -181,7 +182,7 @@ func (w *Writer) backups() ([]backup, error) {
 	return out, nil
 }
 
-func (w *Writer) prune() error {
+func (w *Writer) prune(now time.Time) error {
 	if w.MaxBackups == 0 && w.MaxAge == 0 {
 		return nil
 	}
@@ -189,7 +190,7 @@ func (w *Writer) prune() error {
 	if err != nil {
 		return err
 	}
-	cutoff := w.now().Add(-time.Duration(w.MaxAge) * 24 * time.Hour)
+	cutoff := now.Add(-time.Duration(w.MaxAge) * 24 * time.Hour)
 	for i, b := range list {
 		if (w.MaxBackups > 0 && i >= w.MaxBackups) || (w.MaxAge > 0 && b.t.Before(cutoff)) {
 			if err := os.Remove(b.path); err != nil && !os.IsNotExist(err) {
