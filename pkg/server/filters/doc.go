@@ -9,12 +9,14 @@
 //
 //	WithPanicRecovery      a panic anywhere below becomes a 500, not a dead server
 //	WithCacheControl       every response is no-cache, private, errors included
+//	WithAuditInit          the audit ID (Audit-Id header on every response) and the audit state
 //	WithRequestInfo        parses the path; everything below needs it
 //	WithTimeout            bounds all that follows, authentication and authorization webhooks included
 //	WithWarningRecorder    inside the timeout (warnings go to the timeout writer's private headers),
 //	                       outside authentication (authenticators may warn)
 //	WithAuthentication     puts the user in the context
-//	  (audit, impersonation)
+//	WithAudit              audit events, naming the authenticated user
+//	  (impersonation)
 //	WithMaxInFlightLimit   after authentication, because system:masters are exempt;
 //	                       limits the expensive work: authorization webhooks and handlers
 //	WithAuthorization      403 unless allowed
