@@ -76,6 +76,7 @@ current-context: audit
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	runErr := auditscript.Run(ctx, s.ClientConfig, clientCertConfig(t, s, "alice"))
+	checkAuditIDHeader(t, s)
 	// Stopping the server flushes both backends.
 	if err := s.Stop(); err != nil {
 		t.Errorf("stopping kapi: %v", err)
@@ -93,6 +94,43 @@ current-context: audit
 		compareEvents(t, got, readEvents(t, "testdata/audit/kube-apiserver-webhook.jsonl", true))
 	})
 }
+
+// checkAuditIDHeader: as kube-apiserver does (recorded by hand from the
+// oracle: "audit-id: my-own-id", and a fresh UUID on a 401), every
+// response names its audit ID, the client's own if it sent one.
+func checkAuditIDHeader(t *testing.T, s *testserver.Server) {
+	t.Helper()
+	admin, err := rest.HTTPClientFor(s.ClientConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", s.URL+"/version", nil)
+	req.Header.Set("Audit-ID", "my-own-id")
+	resp, err := admin.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("Audit-Id"); got != "my-own-id" {
+		t.Errorf("Audit-Id = %q, want the client's", got)
+	}
+	anon, err := rest.HTTPClientFor(rest.AnonymousClientConfig(s.ClientConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ = http.NewRequest("GET", s.URL+"/version", nil)
+	req.Header.Set("Authorization", "Bearer bad")
+	resp, err = anon.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if id := resp.Header.Get("Audit-Id"); resp.StatusCode != http.StatusUnauthorized || !uuidPattern.MatchString(id) {
+		t.Errorf("got %d with Audit-Id %q, want 401 with a new UUID", resp.StatusCode, id)
+	}
+}
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // webhookRecorder is an audit webhook that keeps what it is sent.
 type webhookRecorder struct {
