@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/audit/buffered"
 	auditlog "github.com/kapi-dev/kapi/pkg/audit/log"
 	"github.com/kapi-dev/kapi/pkg/audit/rotate"
+	"github.com/kapi-dev/kapi/pkg/audit/truncate"
 	"github.com/kapi-dev/kapi/pkg/audit/webhook"
 	"github.com/kapi-dev/kapi/pkg/metrics"
 )
@@ -42,6 +45,15 @@ type AuditLogConfig struct {
 	Format                      string
 	Mode                        string
 	Batch                       buffered.Config
+	Truncate                    AuditTruncateConfig
+	// Version is the API version of the events; only audit.k8s.io/v1.
+	Version string
+}
+
+// AuditTruncateConfig is a backend's --audit-*-truncate-* configuration.
+type AuditTruncateConfig struct {
+	Enabled bool
+	truncate.Config
 }
 
 // AuditWebhookConfig is the webhook backend's: enabled by ConfigFile.
@@ -50,6 +62,8 @@ type AuditWebhookConfig struct {
 	InitialBackoff time.Duration
 	Mode           string
 	Batch          buffered.Config
+	Truncate       AuditTruncateConfig
+	Version        string
 }
 
 // NewAuditConfig is kube-apiserver's defaults: the log blocking, rotated
@@ -59,12 +73,14 @@ func NewAuditConfig() AuditConfig {
 	return AuditConfig{
 		Log: AuditLogConfig{
 			MaxAge: 366, MaxBackups: 100, MaxSize: 100, Format: auditlog.FormatJSON, Mode: AuditModeBlocking,
-			Batch: buffered.Config{BufferSize: 10000, MaxBatchSize: 1},
+			Batch:    buffered.Config{BufferSize: 10000, MaxBatchSize: 1},
+			Truncate: AuditTruncateConfig{Config: truncate.DefaultConfig()}, Version: audit.APIVersion,
 		},
 		Webhook: AuditWebhookConfig{
 			InitialBackoff: webhook.DefaultInitialBackoff, Mode: AuditModeBatch,
 			Batch: buffered.Config{BufferSize: 10000, MaxBatchSize: 400, MaxBatchWait: 30 * time.Second,
 				ThrottleEnable: true, ThrottleQPS: 10, ThrottleBurst: 15, AsyncDelegate: true},
+			Truncate: AuditTruncateConfig{Config: truncate.DefaultConfig()}, Version: audit.APIVersion,
 		},
 	}
 }
@@ -95,19 +111,26 @@ func buildAudit(c AuditConfig, reg *metrics.Registry, log *slog.Logger) (audit.E
 			return nil, nil, fmt.Errorf("--audit-log-path: %w", err)
 		}
 		b := auditlog.New(out, c.Log.Format, log.With("component", "audit"), m)
-		backends = append(backends, withMode(b, c.Log.Mode, c.Log.Batch, log, m))
+		backends = append(backends, withMode(withTruncate(b, c.Log.Truncate, log, m), c.Log.Mode, c.Log.Batch, log, m))
 	}
 	if c.Webhook.ConfigFile != "" {
 		b, err := webhook.New(c.Webhook.ConfigFile, c.Webhook.InitialBackoff, log.With("component", "audit"), m)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--audit-webhook-config-file: %w", err)
 		}
-		backends = append(backends, withMode(b, c.Webhook.Mode, c.Webhook.Batch, log, m))
+		backends = append(backends, withMode(withTruncate(b, c.Webhook.Truncate, log, m), c.Webhook.Mode, c.Webhook.Batch, log, m))
 	}
 	if len(backends) == 0 {
 		return nil, nil, nil
 	}
 	return audit.NewEvaluator(policy), audit.Counted(audit.Union(backends...), m), nil
+}
+
+func withTruncate(b audit.Backend, t AuditTruncateConfig, log *slog.Logger, m *audit.Metrics) audit.Backend {
+	if !t.Enabled {
+		return b
+	}
+	return truncate.New(b, t.Config, log.With("component", "audit"), m)
 }
 
 func withMode(b audit.Backend, mode string, batch buffered.Config, log *slog.Logger, m *audit.Metrics) audit.Backend {
@@ -152,6 +175,8 @@ func (c AuditConfig) Validate() []error {
 		if err := validateAuditMode(auditlog.PluginName, c.Log.Mode, c.Log.Batch); err != nil {
 			errs = append(errs, err)
 		}
+		errs = append(errs, validateAuditTruncate(auditlog.PluginName, c.Log.Truncate)...)
+		errs = append(errs, validateAuditVersion(c.Log.Version)...)
 		if c.Log.Format != auditlog.FormatJSON && c.Log.Format != auditlog.FormatLegacy {
 			errs = append(errs, fmt.Errorf("invalid audit log format %s, allowed formats are %q", c.Log.Format, "legacy,json"))
 		}
@@ -169,8 +194,33 @@ func (c AuditConfig) Validate() []error {
 		if err := validateAuditMode(webhook.PluginName, c.Webhook.Mode, c.Webhook.Batch); err != nil {
 			errs = append(errs, err)
 		}
+		errs = append(errs, validateAuditTruncate(webhook.PluginName, c.Webhook.Truncate)...)
+		errs = append(errs, validateAuditVersion(c.Webhook.Version)...)
 	}
 	return errs
+}
+
+func validateAuditTruncate(plugin string, t AuditTruncateConfig) []error {
+	if t.MaxEventSize <= 0 {
+		return []error{fmt.Errorf("invalid audit truncate %s max event size %v, must be a positive number", plugin, t.MaxEventSize)}
+	}
+	if t.MaxBatchSize < t.MaxEventSize {
+		return []error{fmt.Errorf("invalid audit truncate %s max batch size %v, must be greater than max event size (%v)", plugin, t.MaxBatchSize, t.MaxEventSize)}
+	}
+	return nil
+}
+
+// validateAuditVersion accepts audit.k8s.io/v1, the one version
+// kube-apiserver 1.37 knows.
+func validateAuditVersion(v string) []error {
+	gv, err := schema.ParseGroupVersion(v)
+	if err != nil {
+		return []error{err}
+	}
+	if gv.String() != audit.APIVersion {
+		return []error{fmt.Errorf("invalid group version, allowed versions are %q", []string{audit.APIVersion})}
+	}
+	return nil
 }
 
 func validateAuditMode(plugin, mode string, b buffered.Config) error {

@@ -28,6 +28,8 @@ func (o *AuditOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&l.Format, "audit-log-format", l.Format, `Format of saved audits. "legacy" indicates 1-line text format for each event. "json" indicates structured json format. Known formats are legacy,json.`)
 	fs.BoolVar(&l.Compress, "audit-log-compress", l.Compress, "If set, the rotated log files will be compressed using gzip.")
 	addBatchFlags(fs, "log", &l.Mode, &l.Batch)
+	addTruncateFlags(fs, "log", &l.Truncate)
+	fs.StringVar(&l.Version, "audit-log-version", l.Version, "API group and version used for serializing audit events written to log.")
 
 	w := &o.Webhook
 	fs.StringVar(&w.ConfigFile, "audit-webhook-config-file", w.ConfigFile, "Path to a kubeconfig formatted file that defines the audit webhook configuration.")
@@ -35,6 +37,8 @@ func (o *AuditOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&w.InitialBackoff, "audit-webhook-batch-initial-backoff", w.InitialBackoff, "The amount of time to wait before retrying the first failed request.")
 	_ = fs.MarkDeprecated("audit-webhook-batch-initial-backoff", "Deprecated, use --audit-webhook-initial-backoff instead.")
 	addBatchFlags(fs, "webhook", &w.Mode, &w.Batch)
+	addTruncateFlags(fs, "webhook", &w.Truncate)
+	fs.StringVar(&w.Version, "audit-webhook-version", w.Version, "API group and version used for serializing audit events written to webhook.")
 }
 
 // addBatchFlags registers the --audit-<plugin>-mode and -batch-* flags.
@@ -46,4 +50,11 @@ func addBatchFlags(fs *pflag.FlagSet, plugin string, mode *string, c *buffered.C
 	fs.BoolVar(&c.ThrottleEnable, "audit-"+plugin+"-batch-throttle-enable", c.ThrottleEnable, "Whether batching throttling is enabled. Only used in batch mode.")
 	fs.Float32Var(&c.ThrottleQPS, "audit-"+plugin+"-batch-throttle-qps", c.ThrottleQPS, "Maximum average number of batches per second. Only used in batch mode.")
 	fs.IntVar(&c.ThrottleBurst, "audit-"+plugin+"-batch-throttle-burst", c.ThrottleBurst, "Maximum number of requests sent at the same moment if ThrottleQPS was not utilized before. Only used in batch mode.")
+}
+
+// addTruncateFlags registers the --audit-<plugin>-truncate-* flags.
+func addTruncateFlags(fs *pflag.FlagSet, plugin string, t *app.AuditTruncateConfig) {
+	fs.BoolVar(&t.Enabled, "audit-"+plugin+"-truncate-enabled", t.Enabled, "Whether event and batch truncating is enabled.")
+	fs.Int64Var(&t.MaxBatchSize, "audit-"+plugin+"-truncate-max-batch-size", t.MaxBatchSize, "Maximum size of the batch sent to the underlying backend. Actual serialized size can be several hundreds of bytes greater. If a batch exceeds this limit, it is split into several batches of smaller size.")
+	fs.Int64Var(&t.MaxEventSize, "audit-"+plugin+"-truncate-max-event-size", t.MaxEventSize, "Maximum size of the audit event sent to the underlying backend. If the size of an event is greater than this number, first request and response are removed, and if this doesn't reduce the size enough, event is discarded.")
 }
