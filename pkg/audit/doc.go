@@ -26,8 +26,8 @@
 // never waited for. Shutdown, after the server has stopped serving,
 // writes out what is buffered.
 //
-// Differences from kube-apiserver: no --audit-*-truncate-* and
-// --audit-*-version flags (only audit.k8s.io/v1 exists in 1.37), no
-// apiserver.latency.k8s.io annotations, and of the audit metrics only
-// apiserver_audit_event_total and apiserver_audit_error_total.
+// Differences from kube-apiserver: no apiserver.latency.k8s.io
+// annotations, and of the audit metrics only apiserver_audit_event_total
+// and apiserver_audit_error_total. --audit-*-version accepts only
+// audit.k8s.io/v1, the one version kube-apiserver 1.37 has.
 package audit
