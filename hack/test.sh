@@ -34,6 +34,7 @@ echo "== go test -race (packages with concurrency)"
 go test -race -count=1 \
   ./pkg/storage/... \
   ./pkg/server/... \
+  ./pkg/audit/... \
   ./pkg/endpoints/... \
   ./pkg/registry/... \
   ./pkg/openapi/... \

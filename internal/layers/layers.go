@@ -37,6 +37,7 @@ var Layers = []Layer{
 	}},
 	{Name: "endpoints", Components: []Component{
 		{Name: "endpoints", Prefixes: []string{"pkg/endpoints"}},
+		{Name: "audit", Prefixes: []string{"pkg/audit"}},
 	}},
 	{Name: "resources and their descriptions", Components: []Component{
 		{Name: "registry", Prefixes: []string{"pkg/registry", "pkg/printers"}},
@@ -47,7 +48,7 @@ var Layers = []Layer{
 	}},
 	{Name: "request context and the contracts of the plugins", Components: []Component{
 		{Name: "request context", Prefixes: []string{
-			"pkg/endpoints/request", "pkg/endpoints/warning",
+			"pkg/endpoints/request", "pkg/endpoints/warning", "pkg/endpoints/auditcontext",
 			"pkg/authentication/user", "pkg/authentication/authenticator",
 			"pkg/authorization/authorizer", "pkg/admission", "pkg/metrics",
 		}},

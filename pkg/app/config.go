@@ -61,6 +61,8 @@ type Config struct {
 	// field is ignored: AuthorizationMode is the list). With a
 	// ConfigFile, AuthorizationMode is not used.
 	Authorization authorization.Config
+	// Audit is the --audit-* configuration.
+	Audit AuditConfig
 
 	// ServiceAccounts configures service-account tokens.
 	ServiceAccounts ServiceAccountConfig
@@ -180,6 +182,7 @@ func NewConfig() *Config {
 		MaxRequestBodyBytes:         3 * 1024 * 1024,
 		RuntimeConfig:               controlplane.RuntimeConfig{},
 		Profiling:                   true,
+		Audit:                       NewAuditConfig(),
 	}
 }
 
@@ -211,5 +214,6 @@ func (c *Config) validate() error {
 	if _, err := controlplane.ParseRuntimeConfig(c.RuntimeConfig); err != nil {
 		errs = append(errs, fmt.Errorf("RuntimeConfig: %w", err))
 	}
+	errs = append(errs, c.Audit.Validate()...)
 	return errors.Join(errs...)
 }

@@ -46,6 +46,7 @@ type Options struct {
 	// Authentication holds the --requestheader-* and
 	// --authentication-token-webhook-* flags.
 	Authentication app.AuthenticationConfig
+	Audit          AuditOptions
 
 	// Service-account and bootstrap tokens.
 	ServiceAccountIssuers               []string
@@ -114,6 +115,7 @@ func NewOptions() *Options {
 		Authentication:                      d.Authentication,
 		AuthorizationMode:                   d.AuthorizationMode,
 		Authorization:                       newAuthorizationOptions(d),
+		Audit:                               NewAuditOptions(),
 		ServiceAccountLookup:                d.ServiceAccounts.Lookup,
 		ServiceAccountExtendTokenExpiration: d.ServiceAccounts.ExtendTokenExpiration,
 		EtcdPrefix:                          d.Etcd.Prefix,
@@ -191,6 +193,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		HTTP2MaxStreamsPerConnection: o.HTTP2MaxStreamsPerConnection,
 		RuntimeConfig:                runtimeConfig,
 		Profiling:                    o.Profiling,
+		Audit:                        o.Audit.AuditConfig,
 		Logger:                       log,
 	}, nil
 }
@@ -204,8 +207,6 @@ var ignoredFlags = []struct{ name, usage string }{
 	{"enable-admission-plugins", "admission plugins that should be enabled in addition to default enabled ones."},
 	{"enable-priority-and-fairness", "If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness"},
 	{"feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features."},
-	{"audit-log-path", "If set, all requests coming to the apiserver will be logged to this file."},
-	{"audit-policy-file", "Path to the file that defines the audit policy configuration."},
 	{"proxy-client-cert-file", "Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request."},
 	{"proxy-client-key-file", "Private key for the client certificate used to prove the identity of the aggregator."},
 	{"kubelet-client-certificate", "Path to a client cert file for TLS."},
@@ -293,6 +294,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Profiling, "profiling", o.Profiling, "Enable profiling via web interface host:port/debug/pprof/")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "number for the log level verbosity")
 
+	o.Audit.AddFlags(fs)
+
 	for _, f := range ignoredFlags {
 		v := new(string)
 		o.ignored[f.name] = v
@@ -304,6 +307,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 // Validate checks the flag values, naming the flag in each error.
 func (o *Options) Validate() []error {
 	var errs []error
+	errs = append(errs, o.Audit.Validate()...)
 	if o.SecurePort < 1 || o.SecurePort > 65535 {
 		errs = append(errs, fmt.Errorf("--secure-port %d must be between 1 and 65535, inclusive. It cannot be turned off with 0", o.SecurePort))
 	}

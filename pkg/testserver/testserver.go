@@ -100,6 +100,9 @@ type Options struct {
 	EncryptionProviderConfig                string
 	EncryptionProviderConfigAutomaticReload bool
 	EncryptionReloadInterval                time.Duration
+	// Audit is the --audit-* configuration (start from
+	// app.NewAuditConfig); nil audits nothing.
+	Audit *app.AuditConfig
 }
 
 // config is the typed configuration of a test server.
@@ -135,6 +138,9 @@ func (opts Options) config() *app.Config {
 	c.Etcd.EncryptionProviderConfig = opts.EncryptionProviderConfig
 	c.Etcd.EncryptionProviderConfigAutomaticReload = opts.EncryptionProviderConfigAutomaticReload
 	c.Etcd.EncryptionReloadInterval = opts.EncryptionReloadInterval
+	if opts.Audit != nil {
+		c.Audit = *opts.Audit
+	}
 	c.Logger = slog.New(slog.DiscardHandler)
 	if opts.Log != nil {
 		c.Logger = slog.New(slog.NewTextHandler(opts.Log, nil))

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/api/objectkind"
+	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/negotiation"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
@@ -79,6 +80,9 @@ func (s *RequestScope) decodeBody(ctx context.Context, r *http.Request) (runtime
 	obj, err := s.decode(ctx, r, body, validation)
 	if err != nil {
 		return nil, err
+	}
+	if auditcontext.From(ctx).Level() != auditcontext.LevelNone {
+		auditcontext.LogRequestObject(ctx, obj, s.Resource, s.Subresource, auditEncoder(s.Serializer, s.Kind.GroupVersion()))
 	}
 	return s.toHub(obj)
 }

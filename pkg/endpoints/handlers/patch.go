@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/negotiation"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -54,6 +55,7 @@ func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge
 		if err != nil {
 			return nil, 0, err
 		}
+		auditcontext.LogRequestPatch(ctx, patch)
 		validation, err := fieldValidation(r)
 		if err != nil {
 			return nil, 0, err

@@ -16,6 +16,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/negotiation"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
@@ -171,6 +172,9 @@ func (s *RequestScope) writeObject(ctx context.Context, w http.ResponseWriter, r
 		s.writeError(w, r, err)
 		return
 	}
+	if auditcontext.From(ctx).Level() != auditcontext.LevelNone {
+		auditcontext.LogResponseObject(ctx, out, auditEncoder(s.Serializer, gv))
+	}
 	if st, ok := out.(*metav1.Status); ok && st.Code != 0 {
 		code = int(st.Code)
 	}
@@ -259,6 +263,9 @@ func (s *RequestScope) writeError(w http.ResponseWriter, r *http.Request, err er
 // WriteError writes err as a negotiated Status.
 func WriteError(w http.ResponseWriter, r *http.Request, ns runtime.NegotiatedSerializer, err error) {
 	st := responsewriters.ErrorToStatus(err)
+	if auditcontext.From(r.Context()).Level() != auditcontext.LevelNone {
+		auditcontext.LogResponseObject(r.Context(), st, auditEncoder(ns, metav1.SchemeGroupVersion))
+	}
 	info, opts, nerr := negotiation.NegotiateOutput(r, ns.SupportedMediaTypes(), nil)
 	if nerr != nil {
 		responsewriters.WriteStatus(w, st)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/fieldmanager"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -304,6 +305,7 @@ func (s *RequestScope) deleteOptions(r *http.Request) (*metav1.DeleteOptions, er
 		if obj != opts {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("decoded object of type %v is not DeleteOptions", gvk))
 		}
+		auditcontext.LogRequestObject(r.Context(), opts, s.Resource, s.Subresource, encodeInternalDeleteOptions)
 	} else if err := s.decodeParameters(r.URL.Query(), opts); err != nil {
 		return nil, err
 	}

@@ -10,7 +10,10 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 )
 
 // ErrorToStatus turns any error into the Status a client sees. An error
@@ -41,8 +44,12 @@ func ErrorToStatus(err error) *metav1.Status {
 // negotiate an encoding use the negotiated writer instead; this one is for
 // filters, which run before negotiation.
 func WriteErrorStatus(w http.ResponseWriter, r *http.Request, err error) {
-	WriteStatus(w, ErrorToStatus(err))
+	st := ErrorToStatus(err)
+	auditcontext.LogResponseObject(r.Context(), st, encodeStatus)
+	WriteStatus(w, st)
 }
+
+func encodeStatus(obj runtime.Object) ([]byte, error) { return json.Marshal(obj) }
 
 // WriteStatus writes a Status as JSON with its code as the HTTP status.
 func WriteStatus(w http.ResponseWriter, st *metav1.Status) {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
@@ -51,18 +52,28 @@ func WithAuthorization(handler http.Handler, a authorizer.Authorizer, logger *sl
 		// An authorizer may allow despite an error (RBAC with one broken
 		// binding among good ones), so the decision comes first.
 		if decision == authorizer.DecisionAllow {
+			auditcontext.AddAnnotations(ctx, decisionAnnotationKey, "allow", reasonAnnotationKey, reason)
 			handler.ServeHTTP(w, r)
 			return
 		}
 		if err != nil {
+			auditcontext.AddAnnotation(ctx, reasonAnnotationKey, "internal error")
 			logger.Error("Authorization failed", "err", err, "method", r.Method, "uri", r.RequestURI)
 			internalError(w, r, err)
 			return
 		}
+		auditcontext.AddAnnotations(ctx, decisionAnnotationKey, "forbid", reasonAnnotationKey, reason)
 		logger.Debug("Forbidden", "method", r.Method, "uri", r.RequestURI, "reason", reason)
 		responsewriters.WriteErrorStatus(w, r, forbidden(attrs, reason))
 	})
 }
+
+// The audit annotations of the authorization decision, as kube-apiserver
+// writes them: "allow" or "forbid", and the authorizer's reason.
+const (
+	decisionAnnotationKey = "authorization.k8s.io/decision"
+	reasonAnnotationKey   = "authorization.k8s.io/reason"
+)
 
 // AuthorizerAttributes are the attributes of the request of ctx, from its
 // RequestInfo and user.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
@@ -32,6 +33,10 @@ type ChainConfig struct {
 	LongRunning request.LongRunningCheck
 	Metrics     *metrics.Registry
 	Logger      *slog.Logger
+	// AuditBackend receives the audit events of the requests AuditPolicy
+	// audits; nil for either audits nothing (see WithAudit).
+	AuditBackend audit.Backend
+	AuditPolicy  audit.Evaluator
 }
 
 // Chain returns the filter chain, in the order of the package
@@ -48,10 +53,12 @@ func Chain(c ChainConfig) func(http.Handler) http.Handler {
 		h = WithAuthorization(h, c.Authorizer, c.Logger)
 		h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, longRunning, c.Metrics)
 		h = WithImpersonation(h, c.Authorizer, c.Logger)
+		h = WithAudit(h, c.AuditBackend, c.AuditPolicy, longRunning, c.Logger)
 		h = WithAuthentication(h, c.Authenticator, c.APIAudiences, c.ClearRequestHeaders, c.Logger)
 		h = WithWarningRecorder(h)
 		h = WithTimeout(h, longRunning, c.RequestTimeout, c.Metrics, c.Logger)
 		h = WithRequestInfo(h, resolver)
+		h = WithAuditInit(h)
 		h = WithCacheControl(h)
 		h = WithPanicRecovery(h, c.Logger)
 		return h

@@ -9,12 +9,13 @@
 //
 //	WithPanicRecovery      a panic anywhere below becomes a 500, not a dead server
 //	WithCacheControl       every response is no-cache, private, errors included
+//	WithAuditInit          the audit ID (Audit-Id header on every response) and the audit state
 //	WithRequestInfo        parses the path; everything below needs it
 //	WithTimeout            bounds all that follows, authentication and authorization webhooks included
 //	WithWarningRecorder    inside the timeout (warnings go to the timeout writer's private headers),
 //	                       outside authentication (authenticators may warn)
 //	WithAuthentication     puts the user in the context
-//	  (audit)
+//	WithAudit              audit events, naming the authenticated user
 //	WithImpersonation      after authentication (it checks what the authenticated user may impersonate),
 //	                       before everything that acts on the user: limits, authorization, handlers
 //	WithMaxInFlightLimit   after authentication, because system:masters are exempt;

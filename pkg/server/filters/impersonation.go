@@ -20,6 +20,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
 )
@@ -111,6 +112,9 @@ func WithImpersonation(handler http.Handler, a authorizer.Authorizer, logger *sl
 			return
 		}
 		logger.Debug("Impersonating", "user", attrs.User.GetName(), "as", impersonated.GetName(), "groups", impersonated.GetGroups())
+		// The audit event names both: user is who authenticated,
+		// impersonatedUser whom the request acts as.
+		auditcontext.LogImpersonatedUser(ctx, impersonated)
 		handler.ServeHTTP(w, r.WithContext(request.WithUser(ctx, impersonated)))
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 )
 
@@ -250,5 +251,27 @@ func TestImpersonationRemembersTheModeThatWorked(t *testing.T) {
 	after := decodeStatus(t, do("carol").Body.Bytes()).Message
 	if want := `users "carol" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope`; after != want {
 		t.Errorf("after legacy succeeded:\n got %s\nwant %s", after, want)
+	}
+}
+
+// TestImpersonationIsAudited: the audit event of an impersonated request
+// names the user it acts as (impersonatedUser), beside the authenticated
+// user the audit filter records.
+func TestImpersonationIsAudited(t *testing.T) {
+	admin := &user.DefaultInfo{Name: "admin", Groups: []string{user.AllAuthenticated}}
+	authz := &recordingAuthorizer{allow: allowPrefixes("impersonate")}
+	ac := auditcontext.New("id")
+	ac.Init(auditcontext.LevelMetadata, false)
+	r := newRequest(t, http.MethodGet, "/api/v1/pods", nil)
+	r = r.WithContext(auditcontext.With(request.WithUser(r.Context(), admin), ac))
+	r.Header.Set("Impersonate-User", "bob")
+	w := httptest.NewRecorder()
+	WithImpersonation(okHandler, authz, nil).ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	got := ac.Recorded().Impersonated
+	if got == nil || got.GetName() != "bob" {
+		t.Fatalf("impersonated user recorded for audit = %v, want bob", got)
 	}
 }
