@@ -3,6 +3,7 @@ package rbac
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -95,11 +96,11 @@ func TestDecisionsMatchKubeAPIServer(t *testing.T) {
 // allowingSources returns the reason of every binding that allows attrs.
 func (a *Authorizer) allowingSources(attrs authorizer.Attributes) []string {
 	var out []string
-	a.visit(attrs.GetUser(), attrs.GetNamespace(), func(source string, rules []rbacv1.PolicyRule, err error) bool {
+	a.visit(attrs.GetUser(), attrs.GetNamespace(), func(source fmt.Stringer, rules []rbacv1.PolicyRule, err error) bool {
 		req := requestOf(attrs)
 		for i := range rules {
 			if rbac.Allows(&rules[i], req) {
-				out = append(out, "RBAC: allowed by "+source)
+				out = append(out, "RBAC: allowed by "+source.String())
 				break
 			}
 		}

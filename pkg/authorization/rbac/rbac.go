@@ -74,14 +74,14 @@ func (a *Authorizer) Authorize(_ context.Context, attrs authorizer.Attributes) (
 	if u == nil {
 		return authorizer.DecisionNoOpinion, "", nil
 	}
-	a.visit(u, attrs.GetNamespace(), func(source string, rules []rbacv1.PolicyRule, err error) bool {
+	a.visit(u, attrs.GetNamespace(), func(source fmt.Stringer, rules []rbacv1.PolicyRule, err error) bool {
 		if err != nil {
 			errs = append(errs, err)
 			return true
 		}
 		for i := range rules {
 			if rbac.Allows(&rules[i], req) {
-				reason = "RBAC: allowed by " + source
+				reason = "RBAC: allowed by " + source.String()
 				return false
 			}
 		}
@@ -110,7 +110,7 @@ func requestOf(attrs authorizer.Attributes) rbac.Request {
 func (a *Authorizer) UserRules(u user.Info, namespace string) ([]rbacv1.PolicyRule, error) {
 	var rules []rbacv1.PolicyRule
 	var errs []error
-	a.visit(u, namespace, func(_ string, r []rbacv1.PolicyRule, err error) bool {
+	a.visit(u, namespace, func(_ fmt.Stringer, r []rbacv1.PolicyRule, err error) bool {
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -167,9 +167,22 @@ func (a *Authorizer) RoleRefRules(ref rbacv1.RoleRef, namespace string) ([]rbacv
 }
 
 // visitor receives the rules of one binding that applies to the user
-// (source describes it), or the error resolving its role. It returns false
-// to stop.
-type visitor func(source string, rules []rbacv1.PolicyRule, err error) bool
+// (source describes it, when asked: only an allow needs the words), or
+// the error resolving its role. It returns false to stop.
+type visitor func(source fmt.Stringer, rules []rbacv1.PolicyRule, err error) bool
+
+// bindingSource describes a binding as kube-apiserver's reasons do.
+type bindingSource struct {
+	kind, name string // "RoleBinding", "name/namespace"
+	namespace  string
+	ref        rbacv1.RoleRef
+	subjects   []rbacv1.Subject
+	user       user.Info
+}
+
+func (s bindingSource) String() string {
+	return fmt.Sprintf("%s %q of %s %q to %s", s.kind, s.name, s.ref.Kind, s.ref.Name, describe(s.subjects, s.namespace, s.user))
+}
 
 // visit calls v for each binding of u: ClusterRoleBindings first, then the
 // RoleBindings of namespace, each group by name, so that when several
@@ -177,7 +190,7 @@ type visitor func(source string, rules []rbacv1.PolicyRule, err error) bool
 func (a *Authorizer) visit(u user.Info, namespace string, v visitor) {
 	for _, b := range bindingsOf[*rbacv1.ClusterRoleBinding](a.clusterRoleBindings, u, "") {
 		rules, err := a.RoleRefRules(b.RoleRef, "")
-		source := fmt.Sprintf("ClusterRoleBinding %q of %s %q to %s", b.Name, b.RoleRef.Kind, b.RoleRef.Name, describe(b.Subjects, "", u))
+		source := bindingSource{kind: "ClusterRoleBinding", name: b.Name, ref: b.RoleRef, subjects: b.Subjects, user: u}
 		if !v(source, rules, err) {
 			return
 		}
@@ -187,7 +200,7 @@ func (a *Authorizer) visit(u user.Info, namespace string, v visitor) {
 	}
 	for _, b := range bindingsOf[*rbacv1.RoleBinding](a.roleBindings, u, namespace) {
 		rules, err := a.RoleRefRules(b.RoleRef, namespace)
-		source := fmt.Sprintf("RoleBinding %q of %s %q to %s", b.Name+"/"+b.Namespace, b.RoleRef.Kind, b.RoleRef.Name, describe(b.Subjects, namespace, u))
+		source := bindingSource{kind: "RoleBinding", name: b.Name + "/" + b.Namespace, namespace: namespace, ref: b.RoleRef, subjects: b.Subjects, user: u}
 		if !v(source, rules, err) {
 			return
 		}
