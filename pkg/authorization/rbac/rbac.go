@@ -121,7 +121,9 @@ func (a *Authorizer) UserRules(u user.Info, namespace string) ([]rbacv1.PolicyRu
 }
 
 // RulesFor implements authorizer.RuleResolver: u's rules in namespace, as
-// SelfSubjectRulesReview reports them.
+// SelfSubjectRulesReview reports them, one entry per rule of each binding
+// (a rule with both resources and URLs, which validation forbids, would
+// give one of each).
 func (a *Authorizer) RulesFor(_ context.Context, u user.Info, namespace string) ([]authorizationv1.ResourceRule, []authorizationv1.NonResourceRule, bool, error) {
 	rules, err := a.UserRules(u, namespace)
 	var resourceRules []authorizationv1.ResourceRule
@@ -136,7 +138,11 @@ func (a *Authorizer) RulesFor(_ context.Context, u user.Info, namespace string) 
 			nonResourceRules = append(nonResourceRules, authorizationv1.NonResourceRule{Verbs: r.Verbs, NonResourceURLs: r.NonResourceURLs})
 		}
 	}
-	return resourceRules, nonResourceRules, err != nil, err
+	// As kube-apiserver: a binding whose role is missing makes an error,
+	// not an incomplete answer (SelfSubjectRulesReview then reports
+	// incomplete false with the error as evaluationError); the rules of
+	// every other binding are all there.
+	return resourceRules, nonResourceRules, false, err
 }
 
 // RoleRefRules returns the rules of the role ref names: a Role of
