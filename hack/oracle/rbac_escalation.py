@@ -16,7 +16,8 @@ def send(who, method, path, body):
     ctx.verify_mode = ssl.CERT_NONE
     ctx.load_cert_chain(f"{PKI}/{who}.crt", f"{PKI}/{who}.key")
     c = http.client.HTTPSConnection("127.0.0.1", 16443, context=ctx, timeout=30)
-    h = {"Content-Type": "application/json"} if body is not None else {}
+    ctype = "application/merge-patch+json" if method == "PATCH" else "application/json"
+    h = {"Content-Type": ctype} if body is not None else {}
     c.request(method, path, body=json.dumps(body) if body is not None else None, headers=h)
     r = c.getresponse()
     data = r.read()
@@ -40,7 +41,7 @@ def rule(groups, resources, verbs, names=None):
 STEPS = [
     ("alice-without-bindings-lists-pods", "alice", "GET", NS.replace(G, "/api/v1") + "/pods", None),
     ("alice-without-bindings-creates-role", "alice", "POST", NS + "/roles", role("esc", [rule([""], ["pods"], ["get"])])),
-    ("admin-creates-rbac-manager", "admin", "POST", NS + "/roles", role("rbac-manager", [rule(["rbac.authorization.k8s.io"], ["roles", "rolebindings"], ["create", "update", "get"])])),
+    ("admin-creates-rbac-manager", "admin", "POST", NS + "/roles", role("rbac-manager", [rule(["rbac.authorization.k8s.io"], ["roles", "rolebindings"], ["create", "update", "patch", "get"])])),
     ("admin-creates-pod-reader", "admin", "POST", NS + "/roles", role("pod-reader", [rule([""], ["pods"], ["get", "list"])])),
     ("admin-creates-deployer", "admin", "POST", NS + "/roles", role("deployer", [rule(["apps"], ["deployments"], ["create", "delete"])])),
     ("admin-creates-binder", "admin", "POST", NS + "/roles", role("binder", [rule(["rbac.authorization.k8s.io"], ["roles"], ["bind"], ["deployer"])])),
@@ -62,6 +63,8 @@ STEPS = [
     ("alice-with-escalate-creates-role-beyond-her-rules", "alice", "POST", NS + "/roles", role("esc", [rule([""], ["pods"], ["get", "delete"]), rule(["apps"], ["deployments"], ["create"], ["x"])])),
     ("admin-unbinds-alice-escalator", "admin", "DELETE", NS + "/rolebindings/alice-escalator", None),
     ("alice-updates-role-beyond-her-rules", "alice", "PUT", NS + "/roles/mine", role("mine", [rule([""], ["pods"], ["get", "delete", "patch"])])),
+    ("alice-patches-role-beyond-her-rules", "alice", "PATCH", NS + "/roles/mine", {"rules": [rule([""], ["pods"], ["get", "list", "deletecollection"])]}),
+    ("alice-patches-role-within-her-rules", "alice", "PATCH", NS + "/roles/mine", {"rules": [rule([""], ["pods"], ["get", "list"])]}),
     ("alice-creates-clusterrole", "alice", "POST", G + "/clusterroles", {"metadata": {"name": "h-rbac-alice"}, "rules": []}),
 ]
 CLEANUP = ["esc", "mine", "rbac-manager", "pod-reader", "deployer", "binder", "escalator"]

@@ -24,10 +24,10 @@ import (
 // --authorization-mode=RBAC, the steps hack/oracle/rbac_escalation.py sent
 // to kube-apiserver: alice, with no bindings, is refused with
 // kube-apiserver's 403; RoleBindings the admin creates grant her what
-// they name; she cannot create roles or bindings beyond what she holds
-// (kube-apiserver's escalation message), unless she may "bind" the role
-// (by name) or "escalate" on roles. Each step must get kube-apiserver's
-// status code, and its Status body when it fails.
+// they name; she cannot create, update or patch roles or bindings beyond
+// what she holds (kube-apiserver's escalation message), unless she may
+// "bind" the role (by name) or "escalate" on roles. Each step must get
+// kube-apiserver's status code, and its Status body when it fails.
 func TestRBACEscalationMatchesKubeAPIServer(t *testing.T) {
 	var recorded struct {
 		Steps []struct {
@@ -74,6 +74,9 @@ func TestRBACEscalationMatchesKubeAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Header.Set("Content-Type", "application/json")
+		if method == http.MethodPatch {
+			req.Header.Set("Content-Type", "application/merge-patch+json")
+		}
 		resp, err := clients[who].Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -119,13 +122,14 @@ func TestRBACEscalationMatchesKubeAPIServer(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	// The steps above end with alice's escalating update refused: the role
-	// kept what she was allowed to write.
+	// The steps above end with alice's escalating update and patch
+	// refused, and a patch within her rules: the role has what she was
+	// allowed to write.
 	r, err := admin.RbacV1().Roles("h-rbac").Get(t.Context(), "mine", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(r.Rules[0].Verbs, ","); got != "get" {
-		t.Errorf("role mine has verbs %s after a refused update, want get", got)
+	if got := strings.Join(r.Rules[0].Verbs, ","); got != "get,list" {
+		t.Errorf("role mine has verbs %s, want get,list", got)
 	}
 }
