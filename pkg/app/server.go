@@ -28,6 +28,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/authentication/cafile"
 	"github.com/kapi-dev/kapi/pkg/authorization"
+	rbacauthorizer "github.com/kapi-dev/kapi/pkg/authorization/rbac"
 	"github.com/kapi-dev/kapi/pkg/certs"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/controlplane/clusterauthenticationtrust"
@@ -35,6 +36,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/printers"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
@@ -143,10 +145,17 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	authnCtx, stopAuthn := context.WithCancel(context.Background())
 	s.closers = append(s.closers, func() error { stopAuthn(); return nil })
 	authn.run(authnCtx)
+	// RBAC reads roles and bindings through the loopback informers; its
+	// rules also back the escalation check of the RBAC resources, whatever
+	// the modes, as in kube-apiserver.
+	rbacAuthz, err := rbacauthorizer.NewFromInformers(sharedInformers.Rbac().V1())
+	if err != nil {
+		return nil, err
+	}
 	authzConfig := c.Authorization
 	authzConfig.Modes = c.AuthorizationMode
 	authzConfig.Logger = log.With("component", "authorization")
-	built := authorization.Built{}
+	built := authorization.Built{RBAC: rbacAuthz}
 	// --authorization-config may name any mode, and may name it later
 	// when the file is reloaded; otherwise only the listed modes are built.
 	if authzConfig.ConfigFile != "" || slices.Contains(c.AuthorizationMode, authorization.ModeNode) {
@@ -210,6 +219,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		ServiceNodePortRange:  c.ServiceNodePortRange,
 		OpenAPI:               openAPI,
 		RuntimeConfig:         c.RuntimeConfig,
+		RBACEscalation:        &escalation.Guard{Authorizer: authz, Rules: rbacAuthz},
 		SecurePort:            port,
 		PublicAddress:         public,
 		Authorizer:            authz,

@@ -36,7 +36,7 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{[]string{"--watch-cache-sizes=pods#-1"}, "--watch-cache-sizes"},
 		{[]string{"--watch-cache=maybe"}, "--watch-cache"},
 		{[]string{"--authorization-mode=Bogus"}, "--authorization-mode"},
-		{[]string{"--authorization-mode=RBAC"}, "--authorization-mode"},
+		{[]string{"--authorization-mode=RBAC,RBAC"}, "--authorization-mode"},
 		{[]string{"--runtime-config=apps/v1=maybe"}, "--runtime-config"},
 		{[]string{"--tls-cert-file=/x.crt"}, "--tls-cert-file"},
 		{[]string{"--bind-address=not-an-ip"}, "--bind-address"},

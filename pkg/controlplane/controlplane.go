@@ -33,6 +33,8 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
 	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
+	rbacrest "github.com/kapi-dev/kapi/pkg/registry/rbac/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
@@ -52,6 +54,9 @@ type Config struct {
 	Logger *slog.Logger
 	// RuntimeConfig switches group versions off (--runtime-config).
 	RuntimeConfig RuntimeConfig
+	// RBACEscalation is the check RBAC objects pass before they are
+	// stored: nobody grants what they do not hold. nil checks nothing.
+	RBACEscalation *escalation.Guard
 	// OpenAPI receives the descriptions of the installed resources.
 	OpenAPI *server.OpenAPIResources
 	// PublicAddress is the address of this server in the kubernetes
@@ -84,6 +89,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		eventsrest.StorageProvider{},
 		coordinationrest.StorageProvider{},
 		authorizationrest.StorageProvider{Authorizer: cfg.Authorizer, RuleResolver: cfg.RuleResolver},
+		rbacrest.StorageProvider{Guard: cfg.RBACEscalation},
 	}
 }
 

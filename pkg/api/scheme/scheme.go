@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,6 +23,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/apis/events"
+	"github.com/kapi-dev/kapi/pkg/apis/rbac"
 )
 
 var (
@@ -47,10 +49,12 @@ var adders = []func(*runtime.Scheme) error{
 	authenticationv1.AddToScheme,
 	authorizationv1.AddToScheme,
 	networkingv1.AddToScheme,
+	rbacv1.AddToScheme,
 	apiextensionsv1.AddToScheme,
 	core.AddDefaults,
 	apps.AddDefaults,
 	events.AddConversions,
+	rbac.AddDefaults,
 }
 
 func init() {
