@@ -168,7 +168,7 @@ func NewConfig() *Config {
 			// kube-apiserver re-reads the file at least every minute.
 			ConfigReloadInterval: time.Minute,
 		},
-		AuthorizationMode:           []string{"AlwaysAllow"},
+		AuthorizationMode:           []string{"Node", "RBAC"},
 		ServiceAccounts:             ServiceAccountConfig{Lookup: true, ExtendTokenExpiration: true},
 		Authorization:               authorization.DefaultConfig(),
 		Etcd:                        EtcdConfig{Prefix: "/registry", CompactionInterval: 5 * time.Minute},

@@ -66,7 +66,7 @@ type Options struct {
 	// defaults.
 	Authentication *app.AuthenticationConfig
 	// AuthorizationMode is the ordered list of authorizers
-	// (--authorization-mode); nil means AlwaysAllow.
+	// (--authorization-mode); nil means kapi's default, Node,RBAC.
 	AuthorizationMode []string
 	// Authorization sets the other authorization flags
 	// (--authorization-policy-file, --authorization-webhook-*,

@@ -71,9 +71,8 @@ func (l labeler) Reconcile(ctx context.Context, req reconcile.Request) (reconcil
 func TestEnvtestRunsKapi(t *testing.T) {
 	log.SetLogger(logr.Discard())
 	env := &envtest.Environment{BinaryAssetsDirectory: assets(t)}
-	// envtest asks for RBAC, which kapi does not implement yet; everything
-	// else it passes is accepted as kube-apiserver accepts it.
-	env.ControlPlane.GetAPIServer().Configure().Set("authorization-mode", "AlwaysAllow")
+	// envtest passes its default flags (--authorization-mode=RBAC among
+	// them) unchanged: kapi accepts them as kube-apiserver does.
 	// kapi keeps its generated PKI and admin.kubeconfig in --data-dir,
 	// ./kapi-data by default: not in the source tree.
 	env.ControlPlane.GetAPIServer().Configure().Set("data-dir", t.TempDir())
