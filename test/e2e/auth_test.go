@@ -25,7 +25,7 @@ func TestTokenAuthFileAndAnonymousOff(t *testing.T) {
 	if err := os.WriteFile(tokens, []byte("s3cret,alice,1001,\"devs,ops\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := testserver.Start(t, testserver.Options{TokenAuthFile: tokens, DisableAnonymousAuth: true})
+	s := testserver.Start(t, testserver.Options{TokenAuthFile: tokens, DisableAnonymousAuth: true, AuthorizationMode: []string{"AlwaysAllow"}})
 	anon := rest.AnonymousClientConfig(s.ClientConfig)
 	status := func(token, path string) int {
 		cfg := rest.CopyConfig(anon)

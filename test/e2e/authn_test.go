@@ -129,7 +129,7 @@ func TestAuthenticationChain(t *testing.T) {
 			ExtraHeadersPrefix: []string{"X-Remote-Extra-"},
 		},
 		TokenWebhook: app.TokenWebhookConfig{ConfigFile: webhookKubeconfig(t, wh), CacheTTL: time.Hour, Version: "v1"},
-	}})
+	}, AuthorizationMode: []string{"AlwaysAllow"}})
 	anon := rest.AnonymousClientConfig(s.ClientConfig)
 	do := func(cert *tls.Certificate, headers map[string]string) (int, string) {
 		t.Helper()
@@ -287,7 +287,7 @@ func TestLegacyOIDCFlags(t *testing.T) {
 	cfg := app.NewConfig().Authentication
 	cfg.OIDC.IssuerURL, cfg.OIDC.ClientID, cfg.OIDC.CAFile = iss.URL, "kapi", caFile
 	cfg.OIDC.GroupsClaim, cfg.OIDC.UsernamePrefix = "groups", "-"
-	s := testserver.Start(t, testserver.Options{Authentication: &cfg})
+	s := testserver.Start(t, testserver.Options{Authentication: &cfg, AuthorizationMode: []string{"AlwaysAllow"}})
 
 	mint := func(signer *rsa.PrivateKey, aud string) string {
 		sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: signer, KeyID: "k1"}}, nil)
@@ -413,7 +413,7 @@ func TestAuthenticationConfigFile(t *testing.T) {
 	cfg := app.NewConfig().Authentication
 	cfg.ConfigFile = file
 	cfg.ConfigReloadInterval = 50 * time.Millisecond
-	s := testserver.Start(t, testserver.Options{Authentication: &cfg})
+	s := testserver.Start(t, testserver.Options{Authentication: &cfg, AuthorizationMode: []string{"AlwaysAllow"}})
 
 	get := func(token, path string) (int, string) {
 		t.Helper()

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,11 +22,9 @@ import (
 // credential (system:node:h-node-n1 in system:nodes, from
 // --token-auth-file) reads what the pods bound to its node refer to and
 // nothing of the other node's pods, with kube-apiserver's answers
-// (testdata/node-authorizer-oracle.json, recorded with the same pods).
-//
-// One difference is expected and checked as such: kube-apiserver 1.37
-// names the authorizer in front of its reason ("...: node: no relationship
-// found ..."), kapi's authorizer chain does not name them yet.
+// (testdata/node-authorizer-oracle.json, recorded with the same pods),
+// the reason named by its authorizer as kube-apiserver 1.37 names it
+// ("...: node: no relationship found ...").
 func TestNodeAuthorizer(t *testing.T) {
 	var rec struct {
 		Cases []struct {
@@ -121,7 +118,6 @@ func TestNodeAuthorizer(t *testing.T) {
 			if err := json.Unmarshal(body, &got); err != nil {
 				t.Fatalf("not a Status: %s", body)
 			}
-			want.Message = strings.Replace(want.Message, ": node: ", ": ", 1)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("Status differs from kube-apiserver's (-want +got):\n%s", diff)
 			}
