@@ -44,6 +44,7 @@ import (
 	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/kapi-dev/kapi/pkg/apis/rbac"
 	"github.com/kapi-dev/kapi/pkg/authorization/rbac/bootstrappolicy"
 )
 
@@ -226,7 +227,10 @@ func mergedRole[T ruleOwner](have, want T) (T, bool) {
 	next := deepCopy(have)
 	changed := mergeMeta(next, want)
 	rules, wantRules := rulesOf(next), rulesOf(want)
-	if missing := uncovered(*rules, *wantRules); len(missing) > 0 {
+	// The missing rules come broken down, one verb on one resource (or
+	// URL) each, so a role an administrator narrowed regains only what it
+	// lacks, piece by piece, as kube-apiserver's reconciler appends them.
+	if _, missing := rbac.Covers(*rules, *wantRules); len(missing) > 0 {
 		*rules = append(*rules, missing...)
 		changed = true
 	}
