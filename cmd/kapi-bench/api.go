@@ -34,15 +34,23 @@ type apiOptions struct {
 	serverPID          int
 	etcdPID            int
 	requestTimeout     time.Duration
+	// asBoundUser runs the suite as a service account bound by a
+	// RoleBinding, with otherBindings unrelated ones present
+	// (bounduser.go).
+	asBoundUser   bool
+	otherBindings int
 }
 
 // apiEnv is what every run of the api suite shares: the options and one
 // client, so that all runs go over the same connection setup.
 type apiEnv struct {
-	o      apiOptions
-	cfg    *rest.Config // for clients of their own, e.g. the watchers'
-	host   string
-	cs     *kubernetes.Clientset
+	o    apiOptions
+	cfg  *rest.Config // for clients of their own, e.g. the watchers'
+	host string
+	cs   *kubernetes.Clientset
+	// admin is the kubeconfig's client, which creates and deletes the
+	// runs' namespaces; it is cs unless the suite runs as a bound user.
+	admin  *kubernetes.Clientset
 	lister *lister
 	// updates counts the watch suite's updates, to give each a payload
 	// of its own.
@@ -81,6 +89,7 @@ func newAPIEnv(o apiOptions) (*apiEnv, error) {
 		cfg:    cfg,
 		host:   cfg.Host,
 		cs:     cs,
+		admin:  cs,
 		lister: &lister{http: httpClient, rest: cs.CoreV1().RESTClient(), pageSize: o.pageSize},
 	}, nil
 }
@@ -93,6 +102,11 @@ func runAPI(ctx context.Context, o apiOptions, p *printer) error {
 		return err
 	}
 	defer env.close()
+	if o.asBoundUser {
+		if err := env.actAsBoundUser(ctx, p); err != nil {
+			return err
+		}
+	}
 	encoding := "json"
 	if o.proto {
 		encoding = "protobuf"
@@ -134,7 +148,7 @@ func (env *apiEnv) createNamespace(ctx context.Context, name string) (string, er
 	candidate := name
 	for attempt := 0; ; attempt++ {
 		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: candidate}}
-		_, err := env.cs.CoreV1().Namespaces().Create(ctx, nsObj, metav1.CreateOptions{})
+		_, err := env.admin.CoreV1().Namespaces().Create(ctx, nsObj, metav1.CreateOptions{})
 		if err == nil {
 			return candidate, nil
 		}
@@ -286,7 +300,7 @@ func (env *apiEnv) deleteNamespace(ctx context.Context, ns string) error {
 		}
 	}
 
-	nsClient := env.cs.CoreV1().Namespaces()
+	nsClient := env.admin.CoreV1().Namespaces()
 	if err := nsClient.Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting namespace: %w", err)
 	}

@@ -115,6 +115,8 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&a.serverPID, "server-pid", 0, "pid of the API server, for its CPU time and RSS (api, watch, biglist; set when the bench starts kapi)")
 	fs.IntVar(&a.etcdPID, "etcd-pid", 0, "pid of a separate etcd, for its CPU time and RSS")
 	fs.DurationVar(&a.requestTimeout, "request-timeout", 60*time.Second, "client timeout of each request")
+	fs.BoolVar(&a.asBoundUser, "as-bound-user", false, "api: run as a service account that a RoleBinding to ClusterRole edit allows in each run's namespace, instead of as the kubeconfig's user")
+	fs.IntVar(&a.otherBindings, "other-bindings", 1000, "api --as-bound-user: unrelated Roles and RoleBindings to create first")
 
 	w := &o.watch
 	fs.IntSliceVar(&w.watchers, "watchers", []int{100, 1000}, "watch: one fan-out per value, with that many watchers; a list (100,1000) or repeated")

@@ -59,6 +59,11 @@ func (env *apiEnv) runRuns(ctx context.Context, suite string, p *printer, body r
 			return fmt.Errorf("%s run %d: creating namespace: %w", suite, run, err)
 		}
 		p.comment("run %d namespace %s", run, ns)
+		if o.asBoundUser {
+			if err := env.bindInNamespace(ctx, ns); err != nil {
+				return fmt.Errorf("%s run %d: %w", suite, run, err)
+			}
+		}
 
 		serverPID := env.o.serverPID
 		before := takeSample(serverPID, o.etcdPID)
