@@ -3,17 +3,9 @@ package e2e
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -75,7 +67,7 @@ current-context: audit
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	runErr := auditscript.Run(ctx, s.ClientConfig, clientCertConfig(t, s, "alice"))
+	runErr := auditscript.Run(ctx, s.ClientConfig, userConfig(t, s, "alice"))
 	checkAuditIDHeader(t, s)
 	// Stopping the server flushes both backends.
 	if err := s.Stop(); err != nil {
@@ -358,43 +350,4 @@ func diffValues(t *testing.T, path string, got, want any) {
 func compactJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// clientCertConfig is a client of s authenticated by a certificate of
-// kapi's CA for user name (no groups), as the oracle's user.kubeconfig is.
-func clientCertConfig(t *testing.T, s *testserver.Server, name string) *rest.Config {
-	t.Helper()
-	pki := filepath.Join(s.DataDir, "pki")
-	caPair, err := tls.LoadX509KeyPair(filepath.Join(pki, "ca.crt"), filepath.Join(pki, "ca.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := x509.ParseCertificate(caPair.Certificate[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: name},
-		NotBefore:    time.Now().Add(-time.Minute),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caPair.PrivateKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := rest.AnonymousClientConfig(s.ClientConfig)
-	cfg.CertData = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	cfg.KeyData = pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-	return cfg
 }
