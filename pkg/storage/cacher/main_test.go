@@ -82,7 +82,29 @@ func newEnv(t *testing.T, cfg cacher.Config, wrap ...func(storage.Interface) sto
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Stop)
-	return &env{cacher: c, backend: backend, client: shared.Client(), etcdPrefix: prefix + "/configmaps/"}
+	e := &env{cacher: c, backend: backend, client: shared.Client(), etcdPrefix: prefix + "/configmaps/"}
+	e.waitFilled(t)
+	return e
+}
+
+// waitFilled waits until the Cacher has made its first list, so that
+// every write a test makes after it is an event in the window. Without
+// it, a loaded machine lets the first writes land before that list, and a
+// watch from their revisions is (rightly) older than the window.
+func (e *env) waitFilled(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		before := e.cacher.Stats().ListsFromCache
+		e.list(t, storage.ListOptions{ResourceVersion: "0"})
+		if e.cacher.Stats().ListsFromCache > before {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the cacher was not filled within a minute")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 var (
