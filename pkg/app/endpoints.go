@@ -13,7 +13,7 @@ import (
 
 // installSystemEndpoints serves on the outermost server what is not an
 // API group: discovery, /version, /metrics and /debug/pprof.
-func installSystemEndpoints(s *server.GenericAPIServer, profiling bool, advertise string) *metrics.Registry {
+func installSystemEndpoints(s *server.GenericAPIServer, reg *metrics.Registry, profiling bool, advertise string) {
 	d := &discovery.Handler{Registry: s.Discovery(), ServerAddress: advertise}
 	s.InstallDiscovery(d)
 
@@ -29,7 +29,6 @@ func installSystemEndpoints(s *server.GenericAPIServer, profiling bool, advertis
 	s.Handle("/version", versionHandler)
 	s.Handle("/version/", versionHandler)
 
-	reg := metrics.NewRegistry()
 	s.Handle("/metrics", reg.Handler())
 
 	if profiling {
@@ -39,5 +38,4 @@ func installSystemEndpoints(s *server.GenericAPIServer, profiling bool, advertis
 		s.Handle("/debug/pprof/trace", http.HandlerFunc(pprof.Trace))
 		s.Handle("/debug/pprof/cmdline", http.HandlerFunc(pprof.Cmdline))
 	}
-	return reg
 }

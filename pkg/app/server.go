@@ -33,6 +33,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/controlplane/clusterauthenticationtrust"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/printers"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -134,6 +135,14 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		go etcd3.RunCompactor(compactCtx, client, c.Etcd.CompactionInterval, log.With("component", "etcd-compactor"))
 	}
 
+	// Metrics are recorded from the request path up: the registry comes
+	// before everything that counts, and is served on /metrics below.
+	metricsRegistry := metrics.NewRegistry()
+	identity, err := serverIdentity()
+	if err != nil {
+		return nil, err
+	}
+
 	saTokens, err := buildServiceAccountTokens(c, filepath.Join(c.DataDir, "pki"), net.JoinHostPort(public.String(), strconv.Itoa(port)), loopbackClient, sharedInformers, log)
 	if err != nil {
 		return nil, err
@@ -155,6 +164,8 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	authzConfig := c.Authorization
 	authzConfig.Modes = c.AuthorizationMode
 	authzConfig.Logger = log.With("component", "authorization")
+	authzConfig.Metrics = authorization.NewMetrics(identity)
+	metricsRegistry.MustRegister(authzConfig.Metrics)
 	built := authorization.Built{RBAC: rbacAuthz}
 	// --authorization-config may name any mode, and may name it later
 	// when the file is reloaded; otherwise only the listed modes are built.
@@ -259,7 +270,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		})
 		return nil
 	})
-	metricsRegistry := installSystemEndpoints(aggregator, c.Profiling, net.JoinHostPort(public.String(), strconv.Itoa(port)))
+	installSystemEndpoints(aggregator, metricsRegistry, c.Profiling, net.JoinHostPort(public.String(), strconv.Itoa(port)))
 	aggregator.Handle("/openapi/", openAPIService)
 	installIssuerDiscovery(aggregator, saTokens)
 

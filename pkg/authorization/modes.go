@@ -99,6 +99,9 @@ type Config struct {
 	WebhookRetryBackoff *wait.Backoff
 	// Logger receives reload events and webhook failures; nil discards.
 	Logger *slog.Logger
+	// Metrics counts decisions, webhook calls and reloads; nil counts
+	// nothing.
+	Metrics *Metrics
 }
 
 // DefaultConfig returns kube-apiserver's defaults for the flags other
@@ -278,10 +281,13 @@ func (a *Authorization) newChain(entries []entry) (*chain, error) {
 		if e.typ == ModeAlwaysAllow {
 			authorizers = append(authorizers, anonymousguard.New())
 		}
-		authorizers = append(authorizers, union.Named{Name: e.name, Authorizer: az})
 		if r, ok := az.(authorizer.RuleResolver); ok {
 			resolvers = append(resolvers, r)
 		}
+		if a.cfg.Metrics != nil {
+			az = counted{Authorizer: az, typ: e.typ, name: e.name, metrics: a.cfg.Metrics}
+		}
+		authorizers = append(authorizers, union.Named{Name: e.name, Authorizer: az})
 	}
 	return &chain{authorizer: union.New(authorizers...), resolver: resolvers}, nil
 }
@@ -354,6 +360,9 @@ func (a *Authorization) newWebhook(e entry) (authorizer.Authorizer, error) {
 	if a.cfg.WebhookRetryBackoff != nil {
 		cfg.RetryBackoff = *a.cfg.WebhookRetryBackoff
 	}
+	if a.cfg.Metrics != nil {
+		cfg.Observer = a.cfg.Metrics
+	}
 	return webhook.New(cfg)
 }
 
@@ -388,6 +397,7 @@ func (a *Authorization) reload() {
 	defer a.mu.Unlock()
 	data, err := os.ReadFile(a.cfg.ConfigFile)
 	if err != nil {
+		a.cfg.Metrics.reloaded(false)
 		a.logger.Error("reloading authorization config", "err", err)
 		return
 	}
@@ -397,15 +407,18 @@ func (a *Authorization) reload() {
 	a.lastData = data
 	c, matchers, _, err := authorizationconfig.LoadAndValidate(a.cfg.ConfigFile, a.required)
 	if err != nil {
+		a.cfg.Metrics.reloaded(false)
 		a.logger.Error("reloading authorization config", "err", err)
 		return
 	}
 	next, err := a.newChain(fileEntries(c, matchers))
 	if err != nil {
+		a.cfg.Metrics.reloaded(false)
 		a.logger.Error("reloading authorization config", "err", err)
 		return
 	}
 	a.current.Store(next)
+	a.cfg.Metrics.reloaded(true)
 	a.logger.Info("reloaded authorization config", "file", a.cfg.ConfigFile)
 }
 

@@ -38,6 +38,7 @@ type Registry struct {
 	longRunning   *prometheus.GaugeVec
 	terminations  *prometheus.CounterVec
 	inflight      *inflightWatermark
+	auth          auth
 }
 
 // requestLatencyBuckets are kube-apiserver's buckets for
@@ -77,6 +78,7 @@ func NewRegistry() *Registry {
 			Help: "[ALPHA] Number of requests which apiserver terminated in self-defense.",
 		}, []string{"verb", "group", "version", "resource", "subresource", "scope", "component", "code"}),
 		inflight: newInflightWatermark(time.Now),
+		auth:     newAuth(),
 	}
 	r.registry.MustRegister(
 		// kube-apiserver exports every runtime/metrics series besides the
@@ -90,6 +92,7 @@ func NewRegistry() *Registry {
 		r.terminations,
 		r.inflight,
 	)
+	r.registry.MustRegister(r.auth.collectors()...)
 	return r
 }
 

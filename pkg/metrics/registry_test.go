@@ -47,6 +47,22 @@ func TestObserveRequest(t *testing.T) {
 	}
 }
 
+// Authenticated users are counted by category, never by their name.
+func TestAuthenticatedUsersAreCountedByCategory(t *testing.T) {
+	for name, want := range map[string]string{
+		"admin":   "admin",
+		"kubelet": "kubelet",
+		"system:serviceaccount:kube-system:default": "system:serviceaccount:kube-system:default",
+		"system:serviceaccount:ns:builder":          "other",
+		"jane@example.com":                          "email_id",
+		"kubernetes-admin":                          "other",
+	} {
+		if got := usernameCategory(name); got != want {
+			t.Errorf("%s counts as %q, want %q", name, got, want)
+		}
+	}
+}
+
 func TestRequestDurationBucketsAreKubeAPIServers(t *testing.T) {
 	r := NewRegistry()
 	r.ObserveRequest(podsList, 200, time.Millisecond, 0)
@@ -154,6 +170,8 @@ func TestNamesAndHelpMatchKubeAPIServer(t *testing.T) {
 	// Make every vector have a series, so that it is gathered.
 	r.ObserveRequest(podsList, 200, time.Millisecond, 10)
 	r.TrackLongRunning(podsList)
+	r.ObserveAuthentication(AuthenticationSuccess, "admin", time.Millisecond)
+	r.ObserveAuthorization(AuthorizationAllowed, time.Millisecond)
 
 	families, err := r.Gatherer().Gather()
 	if err != nil {
@@ -170,6 +188,11 @@ func TestNamesAndHelpMatchKubeAPIServer(t *testing.T) {
 		"apiserver_response_sizes",
 		"apiserver_longrunning_requests",
 		"apiserver_current_inflight_requests",
+		"authenticated_user_requests",
+		"authentication_attempts",
+		"authentication_duration_seconds",
+		"authorization_attempts_total",
+		"authorization_duration_seconds",
 	} {
 		want, ok := reference[name]
 		if !ok {

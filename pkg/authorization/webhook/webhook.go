@@ -98,6 +98,21 @@ type Config struct {
 	// RetryBackoff is the backoff between attempts; the zero value is
 	// DefaultRetryBackoff.
 	RetryBackoff wait.Backoff
+	// Observer, if not nil, is told of every round trip to the webhook
+	// and every evaluation of the match conditions.
+	Observer Observer
+}
+
+// Observer receives what kube-apiserver's webhook authorizer metrics
+// count. result is "success", "canceled", "timeout" or "error".
+type Observer interface {
+	// WebhookEvaluated is one round trip to webhook name.
+	WebhookEvaluated(name, result string, elapsed time.Duration)
+	// WebhookFailedOpen is a failure turned into NoOpinion.
+	WebhookFailedOpen(name, result string)
+	// MatchConditionsEvaluated is one evaluation of the webhook's match
+	// conditions: excluded if they did not match, failed if one failed.
+	MatchConditionsEvaluated(name string, excluded, failed bool, elapsed time.Duration)
 }
 
 // LoadKubeconfig reads the kubeconfig file that says where a webhook is:
@@ -250,7 +265,11 @@ func Review(attrs authorizer.Attributes) *authorizationv1.SubjectAccessReview {
 func (a *Authorizer) Authorize(ctx context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
 	review := Review(attrs)
 	if a.cfg.Matcher != nil {
+		start := time.Now()
 		ok, err := a.cfg.Matcher.Match(ctx, review)
+		if a.cfg.Observer != nil {
+			a.cfg.Observer.MatchConditionsEvaluated(a.cfg.Name, err == nil && !ok, err != nil, time.Since(start))
+		}
 		if err != nil {
 			return a.cfg.DecisionOnError, "", err
 		}
@@ -268,6 +287,9 @@ func (a *Authorizer) Authorize(ctx context.Context, attrs authorizer.Attributes)
 	} else {
 		status, err = a.ask(ctx, review)
 		if err != nil {
+			if a.cfg.Observer != nil && a.cfg.DecisionOnError == authorizer.DecisionNoOpinion && ctx.Err() == nil {
+				a.cfg.Observer.WebhookFailedOpen(a.cfg.Name, evaluationResult(ctx, err))
+			}
 			return a.cfg.DecisionOnError, "", err
 		}
 		if cacheable(attrs) {
@@ -317,7 +339,11 @@ func (a *Authorizer) ask(ctx context.Context, review *authorizationv1.SubjectAcc
 	var lastErr error
 	backoff := a.cfg.RetryBackoff
 	err = wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
+		start := time.Now()
 		status, lastErr = a.post(ctx, body)
+		if a.cfg.Observer != nil {
+			a.cfg.Observer.WebhookEvaluated(a.cfg.Name, evaluationResult(ctx, lastErr), time.Since(start))
+		}
 		var r retryable
 		if errors.As(lastErr, &r) {
 			return false, nil
@@ -332,6 +358,21 @@ func (a *Authorizer) ask(ctx context.Context, review *authorizationv1.SubjectAcc
 		return status, lastErr
 	}
 	return status, err
+}
+
+// evaluationResult classifies the outcome of a round trip as
+// kube-apiserver's metrics do.
+func evaluationResult(ctx context.Context, err error) string {
+	switch {
+	case err == nil:
+		return "success"
+	case ctx.Err() != nil:
+		return "canceled"
+	case utilnet.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err):
+		return "timeout"
+	default:
+		return "error"
+	}
 }
 
 // encode writes the review in the configured version.

@@ -212,3 +212,83 @@ func TestUnknownVersionIsRefused(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// recorder is an Observer that keeps what it is told.
+type recorder struct {
+	mu                             sync.Mutex
+	evaluations, failedOpen, match []string
+}
+
+func (r *recorder) WebhookEvaluated(name, result string, _ time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evaluations = append(r.evaluations, name+"/"+result)
+}
+
+func (r *recorder) WebhookFailedOpen(name, result string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failedOpen = append(r.failedOpen, name+"/"+result)
+}
+
+func (r *recorder) MatchConditionsEvaluated(name string, excluded, failed bool, _ time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case failed:
+		r.match = append(r.match, name+"/failed")
+	case excluded:
+		r.match = append(r.match, name+"/excluded")
+	default:
+		r.match = append(r.match, name+"/matched")
+	}
+}
+
+// Every round trip is observed, retries included; a failure the webhook
+// turns into NoOpinion is a fail-open; a failure with failurePolicy Deny
+// is not.
+func TestRoundTripsAreObserved(t *testing.T) {
+	rec := &recorder{}
+	a := start(t, &fakeWebhook{status: map[string]any{"allowed": true}}, func(c *Config) { c.Name = "ok"; c.Observer = rec })
+	a.Authorize(context.Background(), listPods(t))
+	a.Authorize(context.Background(), listPods(t)) // cached: no round trip
+
+	down := start(t, &fakeWebhook{code: http.StatusInternalServerError}, func(c *Config) { c.Name = "down"; c.Observer = rec })
+	down.Authorize(context.Background(), listPods(t))
+	deny := start(t, &fakeWebhook{code: http.StatusBadRequest}, func(c *Config) {
+		c.Name = "strict"
+		c.Observer = rec
+		c.DecisionOnError = authorizer.DecisionDeny
+	})
+	deny.Authorize(context.Background(), listPods(t))
+
+	want := []string{"ok/success", "down/error", "down/error", "down/error", "strict/error"}
+	if strings.Join(rec.evaluations, " ") != strings.Join(want, " ") {
+		t.Errorf("evaluations %v, want %v", rec.evaluations, want)
+	}
+	if strings.Join(rec.failedOpen, " ") != "down/error" {
+		t.Errorf("fail-opens %v, want [down/error]", rec.failedOpen)
+	}
+}
+
+// matchFunc is a Matcher from a function.
+type matchFunc func() (bool, error)
+
+func (f matchFunc) Match(context.Context, *authorizationv1.SubjectAccessReview) (bool, error) {
+	return f()
+}
+
+func TestMatchConditionsAreObserved(t *testing.T) {
+	rec := &recorder{}
+	for _, m := range []matchFunc{
+		func() (bool, error) { return true, nil },
+		func() (bool, error) { return false, nil },
+		func() (bool, error) { return false, errors.New("no such key") },
+	} {
+		a := start(t, &fakeWebhook{status: map[string]any{"allowed": true}}, func(c *Config) { c.Name = "w"; c.Observer = rec; c.Matcher = m })
+		a.Authorize(context.Background(), listPods(t))
+	}
+	if got := strings.Join(rec.match, " "); got != "w/matched w/excluded w/failed" {
+		t.Errorf("match conditions observed: %s", got)
+	}
+}

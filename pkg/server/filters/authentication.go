@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
 // WithAuthentication authenticates each request with auth and puts the
@@ -35,9 +37,13 @@ import (
 // the filter closes the HTTP/2 connection after a request that failed to
 // authenticate or was anonymous.
 //
+// Each attempt is counted in m (authentication_attempts,
+// authentication_duration_seconds, authenticated_user_requests); m may be
+// nil.
+//
 // A nil logger discards the log. auth must not be nil: a server
 // without authentication uses an authenticator that accepts everyone.
-func WithAuthentication(handler http.Handler, auth authenticator.Request, apiAudiences []string, clearRequestHeaders func(http.Header), logger *slog.Logger) http.Handler {
+func WithAuthentication(handler http.Handler, auth authenticator.Request, apiAudiences []string, clearRequestHeaders func(http.Header), m *metrics.Registry, logger *slog.Logger) http.Handler {
 	if auth == nil {
 		panic("filters.WithAuthentication: nil authenticator")
 	}
@@ -45,20 +51,26 @@ func WithAuthentication(handler http.Handler, auth authenticator.Request, apiAud
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
 		resp, ok, err := auth.AuthenticateRequest(r)
-		if err != nil || !ok {
-			if err != nil {
-				logger.Error("Unable to authenticate the request", "err", err, "method", r.Method, "uri", r.RequestURI)
-			}
+		switch {
+		case err != nil:
+			m.ObserveAuthentication(metrics.AuthenticationError, "", time.Since(start))
+			logger.Error("Unable to authenticate the request", "err", err, "method", r.Method, "uri", r.RequestURI)
 			unauthorized(w, r)
 			return
-		}
-		if !audiencesAcceptable(apiAudiences, resp.Audiences) {
+		case !ok:
+			m.ObserveAuthentication(metrics.AuthenticationFailure, "", time.Since(start))
+			unauthorized(w, r)
+			return
+		case !audiencesAcceptable(apiAudiences, resp.Audiences):
+			m.ObserveAuthentication(metrics.AuthenticationError, "", time.Since(start))
 			logger.Error("Unable to authenticate the request: no audience in common",
 				"audiences", resp.Audiences, "accepted", apiAudiences, "method", r.Method, "uri", r.RequestURI)
 			unauthorized(w, r)
 			return
 		}
+		m.ObserveAuthentication(metrics.AuthenticationSuccess, resp.User.GetName(), time.Since(start))
 
 		r.Header.Del("Authorization")
 		if clearRequestHeaders != nil {

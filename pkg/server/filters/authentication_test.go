@@ -42,7 +42,7 @@ func TestAuthenticationSuccess(t *testing.T) {
 	var seen *http.Request
 	h := WithAuthentication(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seen = r
-	}), authenticateAs("alice", []string{"system:authenticated"}), nil, clearXRemote, nil)
+	}), authenticateAs("alice", []string{"system:authenticated"}), nil, clearXRemote, nil, nil)
 
 	r := newRequest(t, "GET", "/api/v1/namespaces", nil)
 	r.Header.Set("Authorization", "Bearer secret")
@@ -90,7 +90,7 @@ func TestUnauthorizedMatchesKubeAPIServer(t *testing.T) {
 			logger, _ := newTestLogger()
 			called := false
 			h := WithAuthentication(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { called = true }),
-				tc.auth, []string{"https://kubernetes.default.svc"}, nil, logger)
+				tc.auth, []string{"https://kubernetes.default.svc"}, nil, nil, logger)
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, newRequest(t, "GET", "/api/v1/namespaces", nil))
 
@@ -109,7 +109,7 @@ func TestUnauthorizedMatchesKubeAPIServer(t *testing.T) {
 
 func TestAuthenticationErrorsAreLogged(t *testing.T) {
 	logger, logs := newTestLogger()
-	h := WithAuthentication(okHandler, rejectAll, nil, nil, logger)
+	h := WithAuthentication(okHandler, rejectAll, nil, nil, nil, logger)
 	h.ServeHTTP(httptest.NewRecorder(), newRequest(t, "GET", "/api/v1/namespaces", nil))
 	if !strings.Contains(logs.String(), "invalid bearer token") {
 		t.Errorf("log lacks the error:\n%s", logs)
@@ -132,7 +132,7 @@ func TestAudiences(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			logger, _ := newTestLogger()
-			h := WithAuthentication(okHandler, authenticateAs("alice", nil, tc.credential...), tc.apiAudiences, nil, logger)
+			h := WithAuthentication(okHandler, authenticateAs("alice", nil, tc.credential...), tc.apiAudiences, nil, nil, logger)
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, newRequest(t, "GET", "/api/v1/namespaces", nil))
 			if rec.Code != tc.want {
@@ -160,7 +160,7 @@ func TestHTTP2ConnectionsOfUnauthenticatedClientsAreClosed(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			logger, _ := newTestLogger()
-			h := WithAuthentication(okHandler, tc.auth, nil, nil, logger)
+			h := WithAuthentication(okHandler, tc.auth, nil, nil, nil, logger)
 			r := newRequest(t, "GET", "/version", nil)
 			r.ProtoMajor = tc.protoMajor
 			rec := httptest.NewRecorder()
@@ -178,5 +178,5 @@ func TestWithAuthenticationRequiresAnAuthenticator(t *testing.T) {
 			t.Error("no panic for a nil authenticator")
 		}
 	}()
-	WithAuthentication(okHandler, nil, nil, nil, nil)
+	WithAuthentication(okHandler, nil, nil, nil, nil, nil)
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
@@ -17,6 +18,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/responsewriters"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
 // WithAuthorization lets a request through only if a allows it. Denied
@@ -31,9 +33,12 @@ import (
 // An authorizer that fails without allowing yields a 500: the request
 // might have been allowed, so a 403 would mislead.
 //
+// Each decision is counted in m (authorization_attempts_total and
+// authorization_duration_seconds); m may be nil.
+//
 // A nil logger discards the log. a must not be nil: a server without
 // authorization uses an authorizer that allows everything.
-func WithAuthorization(handler http.Handler, a authorizer.Authorizer, logger *slog.Logger) http.Handler {
+func WithAuthorization(handler http.Handler, a authorizer.Authorizer, m *metrics.Registry, logger *slog.Logger) http.Handler {
 	if a == nil {
 		panic("filters.WithAuthorization: nil authorizer")
 	}
@@ -48,7 +53,9 @@ func WithAuthorization(handler http.Handler, a authorizer.Authorizer, logger *sl
 			return
 		}
 		attrs = WithSelectors(attrs, r)
+		start := time.Now()
 		decision, reason, err := a.Authorize(ctx, attrs)
+		m.ObserveAuthorization(authorizationResult(decision, err), time.Since(start))
 		// An authorizer may allow despite an error (RBAC with one broken
 		// binding among good ones), so the decision comes first.
 		if decision == authorizer.DecisionAllow {
@@ -66,6 +73,21 @@ func WithAuthorization(handler http.Handler, a authorizer.Authorizer, logger *sl
 		logger.Debug("Forbidden", "method", r.Method, "uri", r.RequestURI, "reason", reason)
 		responsewriters.WriteErrorStatus(w, r, forbidden(attrs, reason))
 	})
+}
+
+// authorizationResult is the result label of a decision, as
+// kube-apiserver counts it: an allow is an allow even with an error.
+func authorizationResult(d authorizer.Decision, err error) string {
+	switch {
+	case d == authorizer.DecisionAllow:
+		return metrics.AuthorizationAllowed
+	case err != nil:
+		return metrics.AuthorizationError
+	case d == authorizer.DecisionDeny:
+		return metrics.AuthorizationDenied
+	default:
+		return metrics.AuthorizationNoOpinion
+	}
 }
 
 // The audit annotations of the authorization decision, as kube-apiserver

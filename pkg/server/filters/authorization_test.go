@@ -42,7 +42,7 @@ func TestForbiddenMatchesKubeAPIServer(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
 			ref := readReferenceStatus(t, tc.file)
-			h := WithAuthorization(okHandler, denyAll, nil)
+			h := WithAuthorization(okHandler, denyAll, nil, nil)
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, asUser(newRequest(t, ref.method, ref.path, nil), tc.user))
 
@@ -122,7 +122,7 @@ func TestForbiddenMessages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := WithAuthorization(okHandler, decide(authorizer.DecisionDeny, tc.reason, nil), nil)
+			h := WithAuthorization(okHandler, decide(authorizer.DecisionDeny, tc.reason, nil), nil, nil)
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, asUser(newRequest(t, tc.method, tc.url, nil), "bob"))
 
@@ -156,7 +156,7 @@ func TestAuthorizationDecisions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			logger, _ := newTestLogger()
 			rec := httptest.NewRecorder()
-			WithAuthorization(okHandler, tc.authorizer, logger).ServeHTTP(rec, asUser(newRequest(t, "GET", "/api/v1/pods", nil), "bob"))
+			WithAuthorization(okHandler, tc.authorizer, nil, logger).ServeHTTP(rec, asUser(newRequest(t, "GET", "/api/v1/pods", nil), "bob"))
 			if rec.Code != tc.wantCode {
 				t.Errorf("status %d, want %d", rec.Code, tc.wantCode)
 			}
@@ -171,7 +171,7 @@ func TestAuthorizerSeesTheRequestAttributes(t *testing.T) {
 		return authorizer.DecisionAllow, "", nil
 	})
 	r := asUser(newRequest(t, "PUT", "/apis/apps/v1/namespaces/ns/deployments/d/status", nil), "bob", "devs")
-	WithAuthorization(okHandler, a, nil).ServeHTTP(httptest.NewRecorder(), r)
+	WithAuthorization(okHandler, a, nil, nil).ServeHTTP(httptest.NewRecorder(), r)
 
 	if got == nil {
 		t.Fatal("the authorizer was not called")
@@ -194,7 +194,7 @@ func TestAuthorizerSeesTheRequestAttributes(t *testing.T) {
 
 func TestAuthorizationWithoutRequestInfoIsA500(t *testing.T) {
 	rec := httptest.NewRecorder()
-	WithAuthorization(okHandler, denyAll, nil).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	WithAuthorization(okHandler, denyAll, nil, nil).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 	if rec.Code != http.StatusInternalServerError {
 		t.Errorf("status %d, want 500", rec.Code)
 	}
@@ -220,7 +220,7 @@ func TestSelectorsOfListsReachTheAuthorizer(t *testing.T) {
 		{"GET", "/api/v1/namespaces/ns/pods?labelSelector=", "", "", false, false},
 	} {
 		r := asUser(newRequest(t, tc.method, tc.path, nil), "bob")
-		WithAuthorization(okHandler, a, nil).ServeHTTP(httptest.NewRecorder(), r)
+		WithAuthorization(okHandler, a, nil, nil).ServeHTTP(httptest.NewRecorder(), r)
 		fs, ferr := got.GetFieldSelector()
 		ls, lerr := got.GetLabelSelector()
 		if fieldString(fs) != tc.fields || labels.Requirements(ls).String() != tc.labels || (ferr != nil) != tc.fieldErr || (lerr != nil) != tc.labErr {

@@ -40,7 +40,7 @@ func TestWithCacheControl(t *testing.T) {
 // Errors written by later filters are marked too.
 func TestCacheControlOnErrors(t *testing.T) {
 	logger, _ := newTestLogger()
-	h := WithCacheControl(WithAuthentication(okHandler, rejectAll, nil, nil, logger))
+	h := WithCacheControl(WithAuthentication(okHandler, rejectAll, nil, nil, nil, logger))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, newRequest(t, "GET", "/api/v1/namespaces", nil))
 	if rec.Code != http.StatusUnauthorized || rec.Header().Get("Cache-Control") != "no-cache, private" {

@@ -50,11 +50,11 @@ func Chain(c ChainConfig) func(http.Handler) http.Handler {
 	}
 	return func(h http.Handler) http.Handler {
 		h = WithMetrics(h, c.Metrics, longRunning)
-		h = WithAuthorization(h, c.Authorizer, c.Logger)
+		h = WithAuthorization(h, c.Authorizer, c.Metrics, c.Logger)
 		h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, longRunning, c.Metrics)
 		h = WithImpersonation(h, c.Authorizer, c.Logger)
 		h = WithAudit(h, c.AuditBackend, c.AuditPolicy, longRunning, c.Logger)
-		h = WithAuthentication(h, c.Authenticator, c.APIAudiences, c.ClearRequestHeaders, c.Logger)
+		h = WithAuthentication(h, c.Authenticator, c.APIAudiences, c.ClearRequestHeaders, c.Metrics, c.Logger)
 		h = WithWarningRecorder(h)
 		h = WithTimeout(h, longRunning, c.RequestTimeout, c.Metrics, c.Logger)
 		h = WithRequestInfo(h, resolver)

@@ -74,7 +74,7 @@ func TestImpersonationMatchesKubeAPIServer(t *testing.T) {
 		w.WriteHeader(http.StatusCreated)
 		_ = json.NewEncoder(w).Encode(authenticationv1.UserInfo{Username: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: toExtraValues(u.GetExtra())})
 	})
-	chain := WithImpersonation(WithAuthorization(whoami, authz, nil), authz, nil)
+	chain := WithImpersonation(WithAuthorization(whoami, authz, nil, nil), authz, nil)
 
 	for _, tc := range rec.Cases {
 		t.Run(tc.Name, func(t *testing.T) {

@@ -1,12 +1,14 @@
 package filters
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/metrics"
 )
@@ -135,5 +137,69 @@ func TestMetricsLongRunning(t *testing.T) {
 	}
 	if got := metricValue(t, reg, "apiserver_request_duration_seconds", map[string]string{"verb": "LIST"}); got != -1 {
 		t.Error("the watch was recorded as a LIST")
+	}
+}
+
+// Authentication and authorization are counted as kube-apiserver counts
+// them: attempts by result, durations by result, and authenticated users
+// by the category of their name.
+func TestChainCountsAuthenticationAndAuthorization(t *testing.T) {
+	reg := metrics.NewRegistry()
+	h := documentedChain(okHandler, tokenAuthenticator, adminsOnly, reg)
+	send := func(token string) {
+		r := httptest.NewRequest("GET", "/api/v1/namespaces", nil)
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		h.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	send("admin-token")
+	send("admin-token")
+	send("alice-token") // authenticated, then no authorizer allows
+	send("bad-token")   // an invalid credential
+	send("")            // anonymous
+
+	for _, tc := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"authentication_attempts", map[string]string{"result": "success"}, 4},
+		{"authentication_attempts", map[string]string{"result": "error"}, 1},
+		{"authentication_duration_seconds", map[string]string{"result": "success"}, 4},
+		{"authenticated_user_requests", map[string]string{"username": "admin"}, 2},
+		{"authenticated_user_requests", map[string]string{"username": "other"}, 2},
+		{"authorization_attempts_total", map[string]string{"result": "allowed"}, 2},
+		{"authorization_attempts_total", map[string]string{"result": "no-opinion"}, 2},
+		{"authorization_duration_seconds", map[string]string{"result": "no-opinion"}, 2},
+	} {
+		if got := metricValue(t, reg, tc.name, tc.labels); got != tc.want {
+			t.Errorf("%s%v = %v, want %v", tc.name, tc.labels, got, tc.want)
+		}
+	}
+}
+
+// A request nobody recognises is a failure, not an error; an authorizer
+// that fails without deciding is an error, one that denies a denial.
+func TestAuthenticationAndAuthorizationResults(t *testing.T) {
+	reg := metrics.NewRegistry()
+	WithAuthentication(okHandler, noCredentials, nil, nil, reg, nil).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	if got := metricValue(t, reg, "authentication_attempts", map[string]string{"result": "failure"}); got != 1 {
+		t.Errorf("failures counted: %v, want 1", got)
+	}
+	for _, tc := range []struct {
+		a    authorizer.Authorizer
+		want string
+	}{
+		{decide(authorizer.DecisionDeny, "", nil), "denied"},
+		{decide(authorizer.DecisionNoOpinion, "", errors.New("webhook down")), "error"},
+		{decide(authorizer.DecisionAllow, "", errors.New("one broken binding")), "allowed"},
+	} {
+		reg := metrics.NewRegistry()
+		r := asUser(newRequest(t, "GET", "/api/v1/pods", nil), "bob")
+		WithAuthorization(okHandler, tc.a, reg, nil).ServeHTTP(httptest.NewRecorder(), r)
+		if got := metricValue(t, reg, "authorization_attempts_total", map[string]string{"result": tc.want}); got != 1 {
+			t.Errorf("%s counted %v times, want 1", tc.want, got)
+		}
 	}
 }
