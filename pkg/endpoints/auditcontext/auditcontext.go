@@ -65,7 +65,11 @@ type Context struct {
 	// ID is the request's audit ID, sent back in the Audit-Id header.
 	ID types.UID
 
-	mu                sync.Mutex
+	mu sync.Mutex
+	// initialized is set by Init: until the policy has chosen a level,
+	// annotations are kept (authenticators add theirs before the audit
+	// filter runs), as kube-apiserver keeps them.
+	initialized       bool
 	level             Level
 	omitManagedFields bool
 	annotations       map[string]string
@@ -83,7 +87,7 @@ func New(id types.UID) *Context { return &Context{ID: id} }
 // Init sets the level the policy chose for the request.
 func (c *Context) Init(level Level, omitManagedFields bool) {
 	c.mu.Lock()
-	c.level, c.omitManagedFields = level, omitManagedFields
+	c.level, c.omitManagedFields, c.initialized = level, omitManagedFields, true
 	c.mu.Unlock()
 }
 
@@ -134,7 +138,9 @@ func enabled(ctx context.Context) *Context {
 
 // AddAnnotation records an annotation on the request's event. As in
 // kube-apiserver, a key keeps the first value it was given; requests
-// that are not audited drop annotations.
+// the policy does not audit drop annotations, and annotations added
+// before the policy is evaluated (by an authenticator) are kept until it
+// is.
 func AddAnnotation(ctx context.Context, key, value string) {
 	AddAnnotations(ctx, key, value)
 }
@@ -142,11 +148,15 @@ func AddAnnotation(ctx context.Context, key, value string) {
 // AddAnnotations records annotations given as key, value, key, value...
 // An odd last key is ignored.
 func AddAnnotations(ctx context.Context, keysAndValues ...string) {
-	c := enabled(ctx)
+	c := From(ctx)
 	if c == nil {
 		return
 	}
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.initialized && c.level == LevelNone {
+		return
+	}
 	for i := 0; i+1 < len(keysAndValues); i += 2 {
 		k, v := keysAndValues[i], keysAndValues[i+1]
 		if c.annotations == nil {

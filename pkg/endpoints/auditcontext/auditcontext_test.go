@@ -80,3 +80,24 @@ func TestStatusIsRecordedAtEveryLevelButNone(t *testing.T) {
 		t.Errorf("level None recorded %+v", rec)
 	}
 }
+
+// Authenticators annotate a request before the policy has chosen its
+// level: those annotations are kept for an audited request.
+func TestAnnotationsBeforeThePolicyAreKept(t *testing.T) {
+	c := New("id")
+	ctx := With(context.Background(), c)
+	AddAnnotation(ctx, "authentication.k8s.io/legacy-token", "system:serviceaccount:ns:sa")
+	c.Init(LevelMetadata, false)
+	AddAnnotation(ctx, "authorization.k8s.io/decision", "allow")
+	if got := c.Recorded().Annotations; len(got) != 2 || got["authentication.k8s.io/legacy-token"] == "" {
+		t.Errorf("annotations %v, want both", got)
+	}
+
+	none := New("id2")
+	ctx = With(context.Background(), none)
+	none.Init(LevelNone, false)
+	AddAnnotation(ctx, "authorization.k8s.io/decision", "allow")
+	if got := none.Recorded().Annotations; len(got) != 0 {
+		t.Errorf("a request the policy does not audit kept %v", got)
+	}
+}
