@@ -24,6 +24,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authentication/token/bootstrap"
 	"github.com/kapi-dev/kapi/pkg/certs"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/server"
 	sa "github.com/kapi-dev/kapi/pkg/serviceaccount"
@@ -48,7 +49,7 @@ type serviceAccountTokens struct {
 // authenticators, reading objects through the loopback informers, and the
 // token issuer. externalAddress is host:port of this server as the
 // cluster sees it, for the default JWKS URI.
-func buildServiceAccountTokens(c *Config, pkiDir, externalAddress string, client kubernetes.Interface, factory informers.SharedInformerFactory, log *slog.Logger) (*serviceAccountTokens, error) {
+func buildServiceAccountTokens(c *Config, pkiDir, externalAddress string, client kubernetes.Interface, factory informers.SharedInformerFactory, reg *metrics.Registry, log *slog.Logger) (*serviceAccountTokens, error) {
 	sac := c.ServiceAccounts
 	issuers := sac.Issuers
 	if len(issuers) == 0 {
@@ -94,6 +95,10 @@ func buildServiceAccountTokens(c *Config, pkiDir, externalAddress string, client
 
 	getter := newObjectGetter(client, factory)
 	t := &serviceAccountTokens{apiAudiences: apiAudiences}
+	saMetrics := saauth.NewMetrics()
+	if err := reg.Register(saMetrics); err != nil {
+		return nil, err
+	}
 	t.authenticators = append(t.authenticators, saauth.New(saauth.Config{
 		Issuers:      issuers,
 		Verifier:     verifier,
@@ -103,6 +108,7 @@ func buildServiceAccountTokens(c *Config, pkiDir, externalAddress string, client
 		Getter:       getter,
 		Tracker:      legacyTokenTracker{client: client, log: log, patched: &sync.Map{}},
 		Logger:       log.With("component", "serviceaccount-token"),
+		Metrics:      saMetrics,
 	}))
 	if c.EnableBootstrapTokenAuth {
 		t.authenticators = append(t.authenticators, bearertoken.New(bootstrap.New(getter, nil)))

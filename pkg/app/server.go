@@ -143,7 +143,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		return nil, err
 	}
 
-	saTokens, err := buildServiceAccountTokens(c, filepath.Join(c.DataDir, "pki"), net.JoinHostPort(public.String(), strconv.Itoa(port)), loopbackClient, sharedInformers, log)
+	saTokens, err := buildServiceAccountTokens(c, filepath.Join(c.DataDir, "pki"), net.JoinHostPort(public.String(), strconv.Itoa(port)), loopbackClient, sharedInformers, metricsRegistry, log)
 	if err != nil {
 		return nil, err
 	}

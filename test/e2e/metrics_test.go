@@ -76,6 +76,9 @@ func TestMetricsAreKubeAPIServers(t *testing.T) {
 	for _, name := range []string{
 		"authentication_attempts", "authentication_duration_seconds", "authenticated_user_requests",
 		"authorization_attempts_total", "authorization_duration_seconds", "apiserver_authorization_decisions_total",
+		"serviceaccount_legacy_tokens_total", "serviceaccount_stale_tokens_total", "serviceaccount_valid_tokens_total",
+		"serviceaccount_legacy_auto_token_uses_total", "serviceaccount_legacy_manual_token_uses_total",
+		"serviceaccount_invalid_legacy_auto_token_uses_total",
 	} {
 		if _, ok := ours[name]; !ok {
 			t.Errorf("/metrics has no %s", name)

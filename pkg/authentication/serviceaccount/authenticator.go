@@ -13,7 +13,7 @@
 package serviceaccount
 
 import (
-	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -29,6 +29,8 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	sa "github.com/kapi-dev/kapi/pkg/serviceaccount"
 )
 
@@ -84,6 +86,8 @@ type Config struct {
 	// Now is the clock; nil is time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Metrics counts the tokens used by kind; nil counts nothing.
+	Metrics *Metrics
 }
 
 // Authenticator authenticates service-account tokens.
@@ -123,6 +127,9 @@ var (
 	errNotYetValid = errors.New("service account token is not valid yet")
 	errIssuedLater = errors.New("service account token is issued in the future")
 	errInvalidated = errors.New("service account token has been invalidated")
+	// errLegacyInvalidated is the same for a legacy token, whose
+	// validator words it differently.
+	errLegacyInvalidated = errors.New("Token has been invalidated")
 )
 
 // leeway is the clock skew tolerated on exp, nbf and iat, go-jose's
@@ -133,6 +140,13 @@ const leeway = time.Minute
 // audiences: the token must name at least one of them, and the response
 // lists those it names.
 func (a *Authenticator) AuthenticateTokenForAudiences(token string, audiences []string) (*authenticator.Response, bool, error) {
+	return a.authenticate(context.Background(), token, audiences)
+}
+
+// authenticate authenticates token for audiences in a request's context,
+// to which it adds kube-apiserver's audit annotations and warnings about
+// the kind of token used.
+func (a *Authenticator) authenticate(ctx context.Context, token string, audiences []string) (*authenticator.Response, bool, error) {
 	if !sa.LooksLikeJWT(token) {
 		return nil, false, nil
 	}
@@ -157,9 +171,12 @@ func (a *Authenticator) AuthenticateTokenForAudiences(token string, audiences []
 		return nil, false, nil
 	}
 	if c.IsLegacy() {
-		return a.legacy(token, c)
+		// A token without an audience is good for the API server's.
+		auditcontext.AddAnnotation(ctx, "authentication.k8s.io/legacy-token", c.Subject)
+		a.c.Metrics.usedLegacy()
+		return a.legacy(ctx, token, c)
 	}
-	return a.bound(c, audiences)
+	return a.bound(ctx, c, audiences)
 }
 
 // mine tells whether a token's issuer is one this authenticator accepts.
@@ -170,7 +187,7 @@ func (a *Authenticator) mine(c *sa.Claims) bool {
 	return a.issuers[c.Issuer]
 }
 
-func (a *Authenticator) bound(c *sa.Claims, audiences []string) (*authenticator.Response, bool, error) {
+func (a *Authenticator) bound(ctx context.Context, c *sa.Claims, audiences []string) (*authenticator.Response, bool, error) {
 	now := a.c.Now()
 	switch {
 	case c.Expiry != 0 && now.Add(-leeway).After(time.Unix(c.Expiry, 0)):
@@ -257,8 +274,16 @@ func (a *Authenticator) bound(c *sa.Claims, audiences []string) (*authenticator.
 			extra[ExtraNodeUID] = []string{k.Node.UID}
 		}
 	}
-	if k.WarnAfter != 0 && now.After(time.Unix(k.WarnAfter, 0)) {
-		a.c.Logger.Debug("stale service account token used", "user", c.Subject, "warnafter", k.WarnAfter)
+	if k.WarnAfter != 0 {
+		// An extended token (a kubelet's) used past the lifetime it was
+		// asked with: its holder does not refresh it.
+		warnAfter := time.Unix(k.WarnAfter, 0)
+		stale := now.After(warnAfter)
+		if stale {
+			auditcontext.AddAnnotation(ctx, "authentication.k8s.io/stale-token",
+				fmt.Sprintf("subject: %s, seconds after warning threshold: %d", c.Subject, now.Unix()-warnAfter.Unix()))
+		}
+		a.c.Metrics.usedExtended(stale)
 	}
 	if len(extra) == 0 {
 		extra = nil
@@ -278,7 +303,7 @@ func (a *Authenticator) bound(c *sa.Claims, audiences []string) (*authenticator.
 // lookup, the Secret must still hold this very token and the account must
 // exist with the claimed uid; the Secret's last-used label is brought up
 // to date at most once a day.
-func (a *Authenticator) legacy(token string, c *sa.Claims) (*authenticator.Response, bool, error) {
+func (a *Authenticator) legacy(ctx context.Context, token string, c *sa.Claims) (*authenticator.Response, bool, error) {
 	ns, name, uid, secretName := c.LegacyNamespace, c.LegacyServiceAccountName, c.LegacyServiceAccountUID, c.LegacySecretName
 	if ns == "" || name == "" || uid == "" || secretName == "" {
 		return nil, false, errors.New("service account token claims are incomplete")
@@ -287,43 +312,67 @@ func (a *Authenticator) legacy(token string, c *sa.Claims) (*authenticator.Respo
 		return nil, false, errors.New("service account token subject does not match its claims")
 	}
 	if a.c.Lookup {
+		// The errors are kube-apiserver's words: TokenReview shows them.
 		secret, err := a.c.Getter.GetSecret(ns, secretName)
-		if err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil, false, errInvalidated
-			}
-			return nil, false, err
+		if err != nil || secret.DeletionTimestamp != nil {
+			return nil, false, errLegacyInvalidated
 		}
-		if secret.DeletionTimestamp != nil {
-			return nil, false, errInvalidated
-		}
-		if subtle.ConstantTimeCompare(bytes.TrimSpace(secret.Data[corev1.ServiceAccountTokenKey]), []byte(token)) != 1 {
-			return nil, false, errInvalidated
-		}
-		if _, invalid := secret.Labels[LegacyTokenInvalidSinceLabel]; invalid {
-			return nil, false, errInvalidated
+		if subtle.ConstantTimeCompare(secret.Data[corev1.ServiceAccountTokenKey], []byte(token)) != 1 {
+			return nil, false, errors.New("Token does not match server's copy")
 		}
 		acct, err := a.c.Getter.GetServiceAccount(ns, name)
 		if err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil, false, errInvalidated
-			}
 			return nil, false, err
 		}
-		if acct.DeletionTimestamp != nil || string(acct.UID) != uid {
-			return nil, false, errInvalidated
+		if acct.DeletionTimestamp != nil {
+			return nil, false, fmt.Errorf("ServiceAccount %s/%s has been deleted", ns, name)
 		}
-		if today := a.c.Now().UTC().Format(time.DateOnly); a.c.Tracker != nil && secret.Labels[LegacyTokenLastUsedLabel] != today {
-			if err := a.c.Tracker.MarkLegacyTokenUsed(ns, secretName, today); err != nil {
-				a.c.Logger.Warn("Could not record the use of a legacy service account token", "secret", ns+"/"+secretName, "err", err)
-			}
+		if string(acct.UID) != uid {
+			return nil, false, fmt.Errorf("ServiceAccount UID (%s) does not match claim (%s)", acct.UID, uid)
 		}
+		// The legacy token cleaner marks unused auto-generated tokens
+		// invalid; their use is counted and recorded, and refused.
+		if secret.Labels[LegacyTokenInvalidSinceLabel] != "" {
+			auditcontext.AddAnnotation(ctx, "authentication.k8s.io/legacy-token-invalidated", secret.Name+"/"+secret.Namespace)
+			a.c.Metrics.usedLegacySecret(invalidatedSecret)
+			a.trackLegacyUse(secret)
+			return nil, false, fmt.Errorf("the token in secret %s/%s for service account %s/%s has been marked invalid. "+
+				"Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '%s' label from the secret to temporarily allow use of this token",
+				ns, secretName, ns, name, LegacyTokenInvalidSinceLabel)
+		}
+		if slices.ContainsFunc(acct.Secrets, func(ref corev1.ObjectReference) bool { return ref.Name == secret.Name }) {
+			// Listed by the account: made by the token controller.
+			warning.AddWarning(ctx, "Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens.")
+			auditcontext.AddAnnotation(ctx, "authentication.k8s.io/legacy-token-autogenerated-secret", secret.Name)
+			a.c.Metrics.usedLegacySecret(autoSecret)
+		} else {
+			auditcontext.AddAnnotation(ctx, "authentication.k8s.io/legacy-token-manual-secret", secret.Name)
+			a.c.Metrics.usedLegacySecret(manualSecret)
+		}
+		a.trackLegacyUse(secret)
 	}
 	return &authenticator.Response{
 		User: &user.DefaultInfo{Name: c.Subject, UID: uid, Groups: sa.Groups(ns)},
 		// A legacy token has no audience: it is good for the API server's.
 		Audiences: a.c.APIAudiences,
 	}, true, nil
+}
+
+// trackLegacyUse brings the last-used label of a legacy token's Secret
+// up to date, at most once a day. A label of tomorrow's date (a server
+// whose clock is ahead wrote it) is left alone, as kube-apiserver does.
+func (a *Authenticator) trackLegacyUse(secret *corev1.Secret) {
+	if a.c.Tracker == nil {
+		return
+	}
+	now := a.c.Now().UTC()
+	today, tomorrow := now.Format(time.DateOnly), now.AddDate(0, 0, 1).Format(time.DateOnly)
+	if last := secret.Labels[LegacyTokenLastUsedLabel]; last == today || last == tomorrow {
+		return
+	}
+	if err := a.c.Tracker.MarkLegacyTokenUsed(secret.Namespace, secret.Name, today); err != nil {
+		a.c.Logger.Warn("Could not record the use of a legacy service account token", "secret", secret.Namespace+"/"+secret.Name, "err", err)
+	}
 }
 
 // lookupError is what a failed read of a bound object means: a missing
@@ -351,7 +400,7 @@ func (a *Authenticator) AuthenticateRequest(req *http.Request) (*authenticator.R
 	if !ok {
 		auds = a.c.APIAudiences
 	}
-	resp, ok, err := a.AuthenticateTokenForAudiences(token, auds)
+	resp, ok, err := a.authenticate(req.Context(), token, auds)
 	if ok {
 		req.Header.Del("Authorization")
 	}

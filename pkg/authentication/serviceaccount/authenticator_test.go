@@ -250,20 +250,23 @@ func TestTokensStopWorking(t *testing.T) {
 		{name: "expired", token: "plain", later: 2 * time.Hour, wantErr: "service account token has expired"},
 		{name: "not valid yet", token: "plain", later: -2 * time.Minute, wantErr: "service account token is not valid yet"},
 		{name: "legacy secret deleted", token: "legacy", change: func(o *objects) { delete(o.secrets, ns+"/robot-token") },
-			wantErr: "service account token has been invalidated"},
+			wantErr: "Token has been invalidated"},
 		{name: "legacy secret holds another token", token: "legacy", change: func(o *objects) {
 			s := o.secrets[ns+"/robot-token"].DeepCopy()
 			s.Data[corev1.ServiceAccountTokenKey] = []byte("other")
 			o.secrets[ns+"/robot-token"] = s
-		}, wantErr: "service account token has been invalidated"},
+		}, wantErr: "Token does not match server's copy"},
 		{name: "legacy secret marked invalid", token: "legacy", change: func(o *objects) {
 			s := o.secrets[ns+"/robot-token"].DeepCopy()
 			s.Labels = map[string]string{LegacyTokenInvalidSinceLabel: "2026-01-01"}
 			o.secrets[ns+"/robot-token"] = s
-		}, wantErr: "service account token has been invalidated"},
+		}, wantErr: "the token in secret " + ns + "/robot-token for service account " + ns + "/robot has been marked invalid. " +
+			"Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token"},
 		{name: "legacy service account recreated", token: "legacy", change: func(o *objects) {
 			o.accounts[ns+"/robot"] = &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "robot", UID: "new"}}
-		}, wantErr: "service account token has been invalidated"},
+		}, wantErr: "ServiceAccount UID (new) does not match claim (" + r.Objects.ServiceAccount.UID + ")"},
+		{name: "legacy service account deleted", token: "legacy", change: func(o *objects) { clear(o.accounts) },
+			wantErr: `serviceaccounts "robot" not found`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := cluster(t, r)
