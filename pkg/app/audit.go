@@ -85,30 +85,38 @@ func NewAuditConfig() AuditConfig {
 	}
 }
 
-// buildAudit returns the policy and the backend of c (nil, nil when
-// auditing is off) and a function that flushes and stops the backend.
-func buildAudit(c AuditConfig, reg *metrics.Registry, log *slog.Logger) (audit.Evaluator, audit.Backend, error) {
+// auditing is what the audit filter needs: the policy, the backend and
+// the metrics; all nil when auditing is off.
+type auditing struct {
+	policy  audit.Evaluator
+	backend audit.Backend
+	metrics *audit.Metrics
+}
+
+// buildAudit returns the auditing of c. Its metrics are registered even
+// when nothing is audited, as kube-apiserver's are.
+func buildAudit(c AuditConfig, reg *metrics.Registry, log *slog.Logger) (auditing, error) {
+	m := audit.NewMetrics()
+	if reg != nil {
+		if err := reg.Register(m); err != nil {
+			return auditing{}, err
+		}
+	}
 	if c.PolicyFile == "" {
 		if c.Log.Path != "" || c.Webhook.ConfigFile != "" {
 			log.Warn("Audit backends are configured but --audit-policy-file is not: nothing is audited")
 		}
-		return nil, nil, nil
+		return auditing{}, nil
 	}
 	policy, err := audit.LoadPolicyFile(c.PolicyFile, log)
 	if err != nil {
-		return nil, nil, fmt.Errorf("loading audit policy file: %w", err)
-	}
-	m := audit.NewMetrics()
-	if reg != nil {
-		if err := reg.Register(m); err != nil {
-			return nil, nil, err
-		}
+		return auditing{}, fmt.Errorf("loading audit policy file: %w", err)
 	}
 	var backends []audit.Backend
 	if c.Log.Path != "" {
 		out, err := auditLogWriter(c.Log)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--audit-log-path: %w", err)
+			return auditing{}, fmt.Errorf("--audit-log-path: %w", err)
 		}
 		b := auditlog.New(out, c.Log.Format, log.With("component", "audit"), m)
 		backends = append(backends, withMode(withTruncate(b, c.Log.Truncate, log, m), c.Log.Mode, c.Log.Batch, log, m))
@@ -116,14 +124,14 @@ func buildAudit(c AuditConfig, reg *metrics.Registry, log *slog.Logger) (audit.E
 	if c.Webhook.ConfigFile != "" {
 		b, err := webhook.New(c.Webhook.ConfigFile, c.Webhook.InitialBackoff, log.With("component", "audit"), m)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--audit-webhook-config-file: %w", err)
+			return auditing{}, fmt.Errorf("--audit-webhook-config-file: %w", err)
 		}
 		backends = append(backends, withMode(withTruncate(b, c.Webhook.Truncate, log, m), c.Webhook.Mode, c.Webhook.Batch, log, m))
 	}
 	if len(backends) == 0 {
-		return nil, nil, nil
+		return auditing{}, nil
 	}
-	return audit.NewEvaluator(policy), audit.Counted(audit.Union(backends...), m), nil
+	return auditing{policy: audit.NewEvaluator(policy), backend: audit.Counted(audit.Union(backends...), m), metrics: m}, nil
 }
 
 func withTruncate(b audit.Backend, t AuditTruncateConfig, log *slog.Logger, m *audit.Metrics) audit.Backend {

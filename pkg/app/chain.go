@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/metrics"
@@ -14,11 +13,11 @@ import (
 // handlerChain wraps the delegation chain in the filter chain
 // (filters.Chain, whose documentation gives the order and why). It runs
 // once in front of every server of the chain.
-func handlerChain(o *Config, authn authenticator.Request, clearRequestHeaders func(http.Header), authz authorizer.Authorizer, auditBackend audit.Backend, auditPolicy audit.Evaluator, reg *metrics.Registry, log *slog.Logger) func(http.Handler) http.Handler {
+func handlerChain(o *Config, authn authenticator.Request, clearRequestHeaders func(http.Header), authz authorizer.Authorizer, a auditing, reg *metrics.Registry, log *slog.Logger) func(http.Handler) http.Handler {
 	return filters.Chain(filters.ChainConfig{
 		Authenticator: authn, Authorizer: authz, ClearRequestHeaders: clearRequestHeaders,
 		MaxRequestsInFlight: o.MaxRequestsInflight, MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInflight,
 		RequestTimeout: o.RequestTimeout, Metrics: reg, Logger: log,
-		AuditBackend: auditBackend, AuditPolicy: auditPolicy,
+		AuditBackend: a.backend, AuditPolicy: a.policy, AuditMetrics: a.metrics,
 	})
 }

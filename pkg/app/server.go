@@ -274,23 +274,23 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	aggregator.Handle("/openapi/", openAPIService)
 	installIssuerDiscovery(aggregator, saTokens)
 
-	auditPolicy, auditBackend, err := buildAudit(c.Audit, metricsRegistry, log)
+	auditing, err := buildAudit(c.Audit, metricsRegistry, log)
 	if err != nil {
 		return nil, err
 	}
-	if auditBackend != nil {
-		if err := auditBackend.Run(ctx); err != nil {
+	if auditing.backend != nil {
+		if err := auditing.backend.Run(ctx); err != nil {
 			return nil, fmt.Errorf("audit backend: %w", err)
 		}
 		// Closers run after serving has stopped: the events of the last
 		// requests are flushed.
-		s.closers = append(s.closers, func() error { auditBackend.Shutdown(); return nil })
+		s.closers = append(s.closers, func() error { auditing.backend.Shutdown(); return nil })
 	}
 
 	prepared, err := aggregator.PrepareRun(server.ServingConfig{
 		Listener:                     ln,
 		TLS:                          tlsConfig,
-		BuildHandlerChain:            handlerChain(c, authn.request, authn.clearHeaders, authz, auditBackend, auditPolicy, metricsRegistry, log),
+		BuildHandlerChain:            handlerChain(c, authn.request, authn.clearHeaders, authz, auditing, metricsRegistry, log),
 		ShutdownDelayDuration:        c.ShutdownDelayDuration,
 		HTTP2MaxStreamsPerConnection: c.HTTP2MaxStreamsPerConnection,
 		Loopback:                     loopback,

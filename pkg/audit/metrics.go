@@ -8,11 +8,16 @@ import (
 )
 
 // Metrics are kube-apiserver's audit metrics: events sent to backends
-// (apiserver_audit_event_total) and events a backend failed to store or a
-// full buffer dropped (apiserver_audit_error_total, by plugin).
+// (apiserver_audit_event_total), events a backend failed to store or a
+// full buffer dropped (apiserver_audit_error_total, by plugin), the
+// levels the policy chose (apiserver_audit_level_total) and the requests
+// refused because their event could not be stored
+// (apiserver_audit_requests_rejected_total).
 type Metrics struct {
-	events prometheus.Counter
-	errors *prometheus.CounterVec
+	events   prometheus.Counter
+	errors   *prometheus.CounterVec
+	levels   *prometheus.CounterVec
+	rejected prometheus.Counter
 }
 
 // NewMetrics returns unregistered metrics.
@@ -26,6 +31,30 @@ func NewMetrics() *Metrics {
 			Name: "apiserver_audit_error_total",
 			Help: "[ALPHA] Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.",
 		}, []string{"plugin"}),
+		levels: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_audit_level_total",
+			Help: "[ALPHA] Counter of policy levels for audit events (1 per request).",
+		}, []string{"level"}),
+		rejected: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "apiserver_audit_requests_rejected_total",
+			Help: "[ALPHA] Counter of apiserver requests rejected due to an error in audit logging backend.",
+		}),
+	}
+}
+
+// ObserveLevel counts the level the policy chose for a request. A nil
+// Metrics counts nothing.
+func (m *Metrics) ObserveLevel(l Level) {
+	if m != nil {
+		m.levels.WithLabelValues(string(l)).Inc()
+	}
+}
+
+// RequestRejected counts a request refused because its first event could
+// not be stored. A nil Metrics counts nothing.
+func (m *Metrics) RequestRejected() {
+	if m != nil {
+		m.rejected.Inc()
 	}
 }
 
@@ -45,12 +74,16 @@ func (m *Metrics) Errors(plugin string) float64 {
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	m.events.Describe(ch)
 	m.errors.Describe(ch)
+	m.levels.Describe(ch)
+	m.rejected.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.events.Collect(ch)
 	m.errors.Collect(ch)
+	m.levels.Collect(ch)
+	m.rejected.Collect(ch)
 }
 
 // Counted counts the events handed to b.

@@ -79,6 +79,7 @@ func TestMetricsAreKubeAPIServers(t *testing.T) {
 		"serviceaccount_legacy_tokens_total", "serviceaccount_stale_tokens_total", "serviceaccount_valid_tokens_total",
 		"serviceaccount_legacy_auto_token_uses_total", "serviceaccount_legacy_manual_token_uses_total",
 		"serviceaccount_invalid_legacy_auto_token_uses_total",
+		"apiserver_audit_event_total", "apiserver_audit_requests_rejected_total",
 	} {
 		if _, ok := ours[name]; !ok {
 			t.Errorf("/metrics has no %s", name)

@@ -59,7 +59,7 @@ func WithAuditInit(handler http.Handler) http.Handler {
 // backend that failed to write it), the request is answered with a 500
 // and goes no further, as in kube-apiserver. A nil sink or policy turns
 // auditing off.
-func WithAudit(handler http.Handler, sink audit.Backend, policy audit.Evaluator, longRunning request.LongRunningCheck, logger *slog.Logger) http.Handler {
+func WithAudit(handler http.Handler, sink audit.Backend, policy audit.Evaluator, m *audit.Metrics, longRunning request.LongRunningCheck, logger *slog.Logger) http.Handler {
 	if sink == nil || policy == nil {
 		return handler
 	}
@@ -82,11 +82,12 @@ func WithAudit(handler http.Handler, sink audit.Backend, policy audit.Evaluator,
 			return
 		}
 		rc := policy.Evaluate(attrs)
+		m.ObserveLevel(rc.Level)
+		ac.Init(audit.ContextLevel(rc.Level), rc.OmitManagedFields)
 		if rc.Level == audit.LevelNone {
 			handler.ServeHTTP(w, r)
 			return
 		}
-		ac.Init(audit.ContextLevel(rc.Level), rc.OmitManagedFields)
 		base := audit.NewEvent(r, ac.ID, rc.Level, time.Now(), attrs)
 		process := func(stage audit.Stage) bool {
 			if rc.Omits(stage) {
@@ -95,6 +96,7 @@ func WithAudit(handler http.Handler, sink audit.Backend, policy audit.Evaluator,
 			return sink.ProcessEvents(audit.AtStage(base, stage, time.Now(), ac.Recorded()))
 		}
 		if !process(audit.StageRequestReceived) {
+			m.RequestRejected()
 			responsewriters.WriteErrorStatus(w, r, apierrors.NewInternalError(errors.New("failed to store audit event")))
 			return
 		}

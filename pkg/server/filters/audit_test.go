@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kapi-dev/kapi/pkg/audit"
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
@@ -55,7 +57,7 @@ func (r *recorder) last() *audit.Event {
 
 // audited serves h behind WithAuditInit and WithAudit, at level.
 func audited(h http.Handler, rec *recorder, level audit.Level, omit ...audit.Stage) http.Handler {
-	return WithAuditInit(WithAudit(h, rec, audit.FixedEvaluator(level, omit...), request.IsLongRunning, nil))
+	return WithAuditInit(WithAudit(h, rec, audit.FixedEvaluator(level, omit...), nil, request.IsLongRunning, nil))
 }
 
 func TestAuditIDHeaderOnEveryResponse(t *testing.T) {
@@ -210,6 +212,47 @@ func TestAuditAnnotatesTheAuthorizationDecision(t *testing.T) {
 		}
 		if tc.code == 403 && (ev.ResponseStatus.Reason != "Forbidden" || !strings.Contains(ev.ResponseStatus.Message, `User "alice" cannot get resource "secrets"`)) {
 			t.Errorf("403 status = %+v", ev.ResponseStatus)
+		}
+	}
+}
+
+// The level of every request is counted, None included, and a request
+// whose first event the backend refused is counted as rejected.
+func TestAuditLevelsAndRejectionsAreCounted(t *testing.T) {
+	m := audit.NewMetrics()
+	serve := func(rec *recorder, level audit.Level) {
+		h := WithAuditInit(WithAudit(okHandler, rec, audit.FixedEvaluator(level), m, request.IsLongRunning, nil))
+		h.ServeHTTP(httptest.NewRecorder(), asUser(newRequest(t, "GET", "/api/v1/pods", nil), "bob"))
+	}
+	serve(&recorder{}, audit.LevelNone)
+	serve(&recorder{}, audit.LevelMetadata)
+	serve(&recorder{}, audit.LevelMetadata)
+	serve(&recorder{refuse: true}, audit.LevelRequest)
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range families {
+		for _, s := range mf.GetMetric() {
+			key := mf.GetName()
+			for _, l := range s.GetLabel() {
+				key += "/" + l.GetValue()
+			}
+			got[key] = s.GetCounter().GetValue()
+		}
+	}
+	for key, want := range map[string]float64{
+		"apiserver_audit_level_total/None":        1,
+		"apiserver_audit_level_total/Metadata":    2,
+		"apiserver_audit_level_total/Request":     1,
+		"apiserver_audit_requests_rejected_total": 1,
+	} {
+		if got[key] != want {
+			t.Errorf("%s = %v, want %v", key, got[key], want)
 		}
 	}
 }

@@ -37,6 +37,9 @@ type ChainConfig struct {
 	// audits; nil for either audits nothing (see WithAudit).
 	AuditBackend audit.Backend
 	AuditPolicy  audit.Evaluator
+	// AuditMetrics counts the levels chosen and the requests rejected;
+	// nil counts nothing.
+	AuditMetrics *audit.Metrics
 }
 
 // Chain returns the filter chain, in the order of the package
@@ -53,7 +56,7 @@ func Chain(c ChainConfig) func(http.Handler) http.Handler {
 		h = WithAuthorization(h, c.Authorizer, c.Metrics, c.Logger)
 		h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, longRunning, c.Metrics)
 		h = WithImpersonation(h, c.Authorizer, c.Logger)
-		h = WithAudit(h, c.AuditBackend, c.AuditPolicy, longRunning, c.Logger)
+		h = WithAudit(h, c.AuditBackend, c.AuditPolicy, c.AuditMetrics, longRunning, c.Logger)
 		h = WithAuthentication(h, c.Authenticator, c.APIAudiences, c.ClearRequestHeaders, c.Metrics, c.Logger)
 		h = WithWarningRecorder(h)
 		h = WithTimeout(h, longRunning, c.RequestTimeout, c.Metrics, c.Logger)
