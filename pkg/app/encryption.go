@@ -11,19 +11,22 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage/value/encrypt/kmsv2"
 )
 
-// dialKMS connects a KMS v2 provider of the configuration to its plugin.
-func dialKMS(ctx context.Context, c *encryption.KMSConfiguration) (value.Transformer, func(context.Context) error, error) {
-	p, err := kmsv2.Dial(ctx, c.Name, c.Endpoint, c.Timeout.Duration)
-	if err != nil {
-		return nil, nil, err
+// kmsDialer connects the KMS v2 providers of the configuration to their
+// plugins, counting their cache misses in m.
+func kmsDialer(m *value.Metrics) encryption.KMSDialer {
+	return func(ctx context.Context, c *encryption.KMSConfiguration) (value.Transformer, func(context.Context) error, error) {
+		p, err := kmsv2.Dial(ctx, c.Name, c.Endpoint, c.Timeout.Duration, m)
+		if err != nil {
+			return nil, nil, err
+		}
+		return p, p.Check, nil
 	}
-	return p, p.Check, nil
 }
 
 // loadEncryption builds encryption at rest from --encryption-provider-config,
 // or returns nil when it is not set. The KMS connections live until the
 // server closes.
-func (s *Server) loadEncryption(c *Config) (*encryption.Transformers, error) {
+func (s *Server) loadEncryption(c *Config, m *value.Metrics) (*encryption.Transformers, error) {
 	if c.Etcd.EncryptionProviderConfig == "" {
 		return nil, nil
 	}
@@ -31,7 +34,8 @@ func (s *Server) loadEncryption(c *Config) (*encryption.Transformers, error) {
 	t, err := encryption.Load(ctx, encryption.Options{
 		ConfigFile:      c.Etcd.EncryptionProviderConfig,
 		AutomaticReload: c.Etcd.EncryptionProviderConfigAutomaticReload,
-		DialKMS:         dialKMS,
+		DialKMS:         kmsDialer(m),
+		Metrics:         m,
 	})
 	if err != nil {
 		stop()

@@ -43,6 +43,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
 	"github.com/kapi-dev/kapi/pkg/storage/storagebackend"
+	"github.com/kapi-dev/kapi/pkg/storage/value"
 	"github.com/kapi-dev/kapi/pkg/version"
 )
 
@@ -195,7 +196,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	})
 	openAPI := server.NewOpenAPIResources(openAPIService)
 	storageBackend := &storagebackend.Factory{Client: client, Prefix: c.Etcd.Prefix}
-	encryptionAtRest, err := s.loadEncryption(c)
+	// Registered whether or not anything is encrypted, as kube-apiserver's.
+	encryptionMetrics := value.NewMetrics()
+	metricsRegistry.MustRegister(encryptionMetrics)
+	encryptionAtRest, err := s.loadEncryption(c, encryptionMetrics)
 	if err != nil {
 		return nil, err
 	}

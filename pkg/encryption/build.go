@@ -38,14 +38,14 @@ type built struct {
 }
 
 // build makes the transformers of c, which Parse has validated.
-func build(ctx context.Context, c *EncryptionConfiguration, dialKMS KMSDialer) (*built, error) {
+func build(ctx context.Context, c *EncryptionConfiguration, dialKMS KMSDialer, m *value.Metrics) (*built, error) {
 	b := &built{byResource: map[schema.GroupResource]value.Transformer{}}
 	lists := map[schema.GroupResource][]value.Prefixed{}
 	var order []schema.GroupResource
 	for _, rc := range c.Resources {
 		var providers []value.Prefixed
 		for _, pc := range rc.Providers {
-			p, check, err := buildProvider(ctx, pc, dialKMS)
+			p, check, err := buildProvider(ctx, pc, dialKMS, m)
 			if err != nil {
 				return nil, err
 			}
@@ -72,7 +72,7 @@ func build(ctx context.Context, c *EncryptionConfiguration, dialKMS KMSDialer) (
 		}
 	}
 	for _, gr := range order {
-		b.byResource[gr] = value.NewRouter(errors.New("no matching prefix found"), lists[gr]...)
+		b.byResource[gr] = value.NewRouter(errors.New("no matching prefix found"), lists[gr]...).Observed(m)
 	}
 	return b, nil
 }
@@ -85,16 +85,16 @@ func yamlName(gr schema.GroupResource) string {
 	return gr.String()
 }
 
-func buildProvider(ctx context.Context, pc ProviderConfiguration, dialKMS KMSDialer) (value.Prefixed, func(context.Context) error, error) {
+func buildProvider(ctx context.Context, pc ProviderConfiguration, dialKMS KMSDialer, m *value.Metrics) (value.Prefixed, func(context.Context) error, error) {
 	switch {
 	case pc.AESGCM != nil:
-		p, err := keyed(prefixAESGCM, pc.AESGCM.Keys, aes.NewGCM, "AES")
+		p, err := keyed(prefixAESGCM, pc.AESGCM.Keys, aes.NewGCM, "AES", m)
 		return p, nil, err
 	case pc.AESCBC != nil:
-		p, err := keyed(prefixAESCBC, pc.AESCBC.Keys, aes.NewCBC, "AES")
+		p, err := keyed(prefixAESCBC, pc.AESCBC.Keys, aes.NewCBC, "AES", m)
 		return p, nil, err
 	case pc.Secretbox != nil:
-		p, err := keyed(prefixSecretbox, pc.Secretbox.Keys, secretbox.New, "Secretbox")
+		p, err := keyed(prefixSecretbox, pc.Secretbox.Keys, secretbox.New, "Secretbox", m)
 		return p, nil, err
 	case pc.Identity != nil:
 		return value.Prefixed{Prefix: []byte{}, Transformer: identity.Transformer}, nil, nil
@@ -116,7 +116,7 @@ func buildProvider(ctx context.Context, pc ProviderConfiguration, dialKMS KMSDia
 
 // keyed is a provider of several named keys: "<prefix><key name>:" picks
 // the key; the first key encrypts.
-func keyed(prefix string, keys []Key, newKey func([]byte) (value.Transformer, error), kind string) (value.Prefixed, error) {
+func keyed(prefix string, keys []Key, newKey func([]byte) (value.Transformer, error), kind string, m *value.Metrics) (value.Prefixed, error) {
 	var all []value.Prefixed
 	for _, k := range keys {
 		secret, err := base64.StdEncoding.DecodeString(k.Secret)
@@ -130,5 +130,5 @@ func keyed(prefix string, keys []Key, newKey func([]byte) (value.Transformer, er
 		all = append(all, value.Prefixed{Prefix: []byte(k.Name + ":"), Transformer: t})
 	}
 	noKey := fmt.Errorf("no matching key was found for the provided %s transformer", kind)
-	return value.Prefixed{Prefix: []byte(prefix), Transformer: value.NewRouter(noKey, all...)}, nil
+	return value.Prefixed{Prefix: []byte(prefix), Transformer: value.NewRouter(noKey, all...).Observed(m)}, nil
 }

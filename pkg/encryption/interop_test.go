@@ -164,7 +164,7 @@ func TestKubeAPIServersKMSv2SecretDecrypts(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	tr, err := Load(ctx, Options{ConfigFile: path, DialKMS: func(ctx context.Context, c *KMSConfiguration) (value.Transformer, func(context.Context) error, error) {
-		p, err := kmsv2.Dial(ctx, c.Name, c.Endpoint, c.Timeout.Duration)
+		p, err := kmsv2.Dial(ctx, c.Name, c.Endpoint, c.Timeout.Duration, nil)
 		if err != nil {
 			return nil, nil, err
 		}

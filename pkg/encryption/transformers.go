@@ -22,6 +22,8 @@ type Options struct {
 	AutomaticReload bool
 	// DialKMS connects to KMS v2 plugins; nil refuses KMS providers.
 	DialKMS KMSDialer
+	// Metrics records every transformation; nil records nothing.
+	Metrics *value.Metrics
 }
 
 // Transformers is the encryption of every resource under the current
@@ -69,7 +71,7 @@ func load(ctx context.Context, opts Options) (*generation, string, error) {
 		return nil, "", fmt.Errorf("error while parsing file: %w", err)
 	}
 	gctx, cancel := context.WithCancel(ctx)
-	b, err := build(gctx, c, opts.DialKMS)
+	b, err := build(gctx, c, opts.DialKMS, opts.Metrics)
 	if err != nil {
 		cancel()
 		return nil, "", fmt.Errorf("error while building transformers: %w", err)

@@ -80,6 +80,7 @@ func TestMetricsAreKubeAPIServers(t *testing.T) {
 		"serviceaccount_legacy_auto_token_uses_total", "serviceaccount_legacy_manual_token_uses_total",
 		"serviceaccount_invalid_legacy_auto_token_uses_total",
 		"apiserver_audit_event_total", "apiserver_audit_requests_rejected_total",
+		"apiserver_storage_envelope_transformation_cache_misses_total",
 	} {
 		if _, ok := ours[name]; !ok {
 			t.Errorf("/metrics has no %s", name)

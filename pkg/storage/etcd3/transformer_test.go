@@ -152,7 +152,7 @@ func benchTransformers(b *testing.B) []struct {
 	plugin := kmstest.Start(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
-	kms, err := kmsv2.Dial(ctx, "bench", plugin.Endpoint, 3*time.Second)
+	kms, err := kmsv2.Dial(ctx, "bench", plugin.Endpoint, 3*time.Second, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

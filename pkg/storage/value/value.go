@@ -15,6 +15,7 @@ package value
 import (
 	"bytes"
 	"context"
+	"time"
 
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 )
@@ -60,6 +61,9 @@ type Router struct {
 	all []Prefixed
 	// noMatch is the error for a value no prefix matches.
 	noMatch error
+	// metrics, if not nil, records each transformation by the prefix
+	// that made it (see Observed).
+	metrics *Metrics
 }
 
 // NewRouter returns a Router over all, in order (at least one). noMatch is
@@ -71,27 +75,47 @@ func NewRouter(noMatch error, all ...Prefixed) *Router {
 	return &Router{all: all, noMatch: noMatch}
 }
 
+// Observed returns a Router like r that records every transformation in
+// m, by the prefix of the transformer that made it ("identity" for the
+// empty prefix when reading), as kube-apiserver does at each level of
+// prefixes.
+func (r *Router) Observed(m *Metrics) *Router {
+	observed := *r
+	observed.metrics = m
+	return &observed
+}
+
 // FromStorage implements Transformer. The transformers are tried in order
 // on the values carrying their prefix; an empty prefix (identity) matches
 // every value but its failure is not reported, so that an encrypted value
 // whose provider is gone reads as "no matching prefix", as kube-apiserver
 // says.
 func (r *Router) FromStorage(ctx context.Context, data, authData []byte) ([]byte, bool, error) {
+	start := time.Now()
 	var errs []error
 	for i, p := range r.all {
 		if !bytes.HasPrefix(data, p.Prefix) {
 			continue
 		}
 		out, stale, err := p.Transformer.FromStorage(ctx, data[len(p.Prefix):], authData)
-		if err != nil {
-			if len(p.Prefix) > 0 {
-				errs = append(errs, err)
+		if len(p.Prefix) == 0 {
+			if err != nil {
+				// Identity refuses what is encrypted: not a failure,
+				// another transformer may read it.
+				continue
 			}
+			r.metrics.observe(ctx, fromStorage, "identity", time.Since(start), nil)
+			return out, stale || i != 0, nil
+		}
+		r.metrics.observe(ctx, fromStorage, string(p.Prefix), time.Since(start), err)
+		if err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		return out, stale || i != 0, nil
 	}
 	if len(errs) == 0 {
+		r.metrics.observe(ctx, fromStorage, "unknown", time.Since(start), r.noMatch)
 		return nil, false, r.noMatch
 	}
 	// One error as it is, several as "[a, b]", as kube-apiserver reports.
@@ -101,8 +125,10 @@ func (r *Router) FromStorage(ctx context.Context, data, authData []byte) ([]byte
 // ToStorage implements Transformer: the first transformer writes, behind
 // its prefix.
 func (r *Router) ToStorage(ctx context.Context, data, authData []byte) ([]byte, error) {
+	start := time.Now()
 	first := r.all[0]
 	out, err := first.Transformer.ToStorage(ctx, data, authData)
+	r.metrics.observe(ctx, toStorage, string(first.Prefix), time.Since(start), err)
 	if err != nil {
 		return nil, err
 	}

@@ -68,6 +68,7 @@ type Provider struct {
 	client  kmsapi.KeyManagementServiceClient
 	timeout time.Duration
 	now     func() time.Time
+	metrics *value.Metrics
 
 	// write is the seed writes use, nil until the first good Status.
 	write atomic.Pointer[writeState]
@@ -99,7 +100,9 @@ type readEntry struct {
 // once, and keeps polling it until ctx ends. A plugin that is not up yet
 // is no error: writes wait for its first good Status, as in
 // kube-apiserver.
-func Dial(ctx context.Context, name, endpoint string, timeout time.Duration) (*Provider, error) {
+//
+// m, which may be nil, counts the data keys the plugin had to decrypt.
+func Dial(ctx context.Context, name, endpoint string, timeout time.Duration, m *value.Metrics) (*Provider, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Scheme != "unix" {
 		return nil, fmt.Errorf("invalid endpoint %q for the KMS provider", endpoint)
@@ -116,7 +119,7 @@ func Dial(ctx context.Context, name, endpoint string, timeout time.Duration) (*P
 	if err != nil {
 		return nil, err
 	}
-	p := New(name, kmsapi.NewKeyManagementServiceClient(conn), timeout)
+	p := New(name, kmsapi.NewKeyManagementServiceClient(conn), timeout, m)
 	go func() {
 		<-ctx.Done()
 		_ = conn.Close()
@@ -127,8 +130,8 @@ func Dial(ctx context.Context, name, endpoint string, timeout time.Duration) (*P
 }
 
 // New returns the provider of a plugin client; Dial is the usual way.
-func New(name string, client kmsapi.KeyManagementServiceClient, timeout time.Duration) *Provider {
-	return &Provider{name: name, client: client, timeout: timeout, now: time.Now, read: map[string]readEntry{}}
+func New(name string, client kmsapi.KeyManagementServiceClient, timeout time.Duration, m *value.Metrics) *Provider {
+	return &Provider{name: name, client: client, timeout: timeout, now: time.Now, read: map[string]readEntry{}, metrics: m}
 }
 
 func (p *Provider) probe(ctx context.Context, failing bool) {
@@ -269,6 +272,7 @@ func (p *Provider) FromStorage(ctx context.Context, data, authData []byte) ([]by
 	key := cacheKey(o.sourceType, o.dekSource, o.keyID, o.annotations)
 	secret := p.recall(key)
 	if secret == nil {
+		p.metrics.CacheMiss()
 		cctx, cancel := context.WithTimeout(ctx, p.timeout)
 		defer cancel()
 		resp, err := p.client.Decrypt(cctx, &kmsapi.DecryptRequest{Ciphertext: o.dekSource, Uid: newUID(), KeyId: o.keyID, Annotations: o.annotations})

@@ -11,14 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kapi-dev/kapi/internal/kmstest"
+	"github.com/kapi-dev/kapi/pkg/storage/value"
 )
 
 func dial(t *testing.T, plugin *kmstest.Plugin) *Provider {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	p, err := Dial(ctx, "fake", plugin.Endpoint, 3*time.Second)
+	p, err := Dial(ctx, "fake", plugin.Endpoint, 3*time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +154,7 @@ func TestKMSv2UnhealthyPlugin(t *testing.T) {
 	// A plugin that is not there.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	gone, err := Dial(ctx, "gone", "unix:///nonexistent/kms.sock", 200*time.Millisecond)
+	gone, err := Dial(ctx, "gone", "unix:///nonexistent/kms.sock", 200*time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,4 +200,45 @@ func TestEncryptedObjectValidation(t *testing.T) {
 	if _, err := unmarshal([]byte{0xff, 0xff}); err == nil {
 		t.Error("garbage unmarshalled")
 	}
+}
+
+// A read whose seed the provider must ask the plugin to decrypt is a
+// cache miss of apiserver_storage_envelope_transformation_cache_misses_total;
+// the reads after it are not.
+func TestCacheMissesAreCounted(t *testing.T) {
+	plugin := kmstest.Start(t)
+	ctx := context.Background()
+	writer := dial(t, plugin)
+	key := []byte("/registry/secrets/ns/a")
+	stored, err := writer.ToStorage(ctx, []byte("plain value"), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := value.NewMetrics()
+	dctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	reader, err := Dial(dctx, "fake", plugin.Endpoint, 3*time.Second, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, _, err := reader.FromStorage(ctx, stored, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range families {
+		if mf.GetName() == "apiserver_storage_envelope_transformation_cache_misses_total" {
+			if got := mf.GetMetric()[0].GetCounter().GetValue(); got != 1 {
+				t.Errorf("%v cache misses for three reads of one value, want 1", got)
+			}
+			return
+		}
+	}
+	t.Error("no apiserver_storage_envelope_transformation_cache_misses_total")
 }
