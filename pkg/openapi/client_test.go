@@ -3,6 +3,7 @@ package openapi
 import (
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -17,7 +18,10 @@ func newClientServer(t *testing.T) *discovery.DiscoveryClient {
 	t.Helper()
 	srv := httptest.NewServer(newKubeService(t))
 	t.Cleanup(srv.Close)
-	return discovery.NewDiscoveryClientForConfigOrDie(&rest.Config{Host: srv.URL})
+	// The first request builds the documents: client-go's 32s discovery
+	// timeout is not enough for that under -race on a loaded machine, and
+	// these tests are about what the documents say, not how fast.
+	return discovery.NewDiscoveryClientForConfigOrDie(&rest.Config{Host: srv.URL, Timeout: 5 * time.Minute})
 }
 
 // client-go's OpenAPI v3 client, which kubectl explain and kubectl's

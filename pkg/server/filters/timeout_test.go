@@ -163,25 +163,36 @@ func TestTimeoutBeforeTheHandlerWrites(t *testing.T) {
 }
 
 // Once the handler has started its response, a 504 cannot be sent: the
-// response is aborted instead.
+// response is aborted instead. The request's time runs out only once the
+// handler has written (its context is ended then, as a deadline would),
+// so that the test does not depend on how fast the handler is scheduled.
 func TestTimeoutAfterTheHandlerWrites(t *testing.T) {
 	release := make(chan struct{}) // closed once ServeHTTP has given up
+	wrote := make(chan struct{})
 	handlerDone := make(chan struct{})
 	h := withTimeout(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer close(handlerDone)
 		w.WriteHeader(http.StatusOK)
 		_, _ = io.WriteString(w, `{"kind":"ConfigMapList","items":[`)
+		close(wrote)
 		<-r.Context().Done()
 		<-release
 	}))
 	rec := httptest.NewRecorder()
+	req := newRequest(t, "GET", "/api/v1/configmaps", nil)
+	ctx, timeUp := context.WithCancel(req.Context())
+	req = req.WithContext(ctx)
+	go func() {
+		<-wrote
+		timeUp()
+	}()
 	func() {
 		defer func() {
 			if p := recover(); p != http.ErrAbortHandler {
 				t.Errorf("recovered %v, want http.ErrAbortHandler", p)
 			}
 		}()
-		h.ServeHTTP(rec, newRequest(t, "GET", "/api/v1/configmaps?timeout=1ms", nil))
+		h.ServeHTTP(rec, req)
 		t.Error("ServeHTTP returned normally")
 	}()
 	close(release)
@@ -308,20 +319,31 @@ func TestPanicAfterTimeoutIsLogged(t *testing.T) {
 	}
 }
 
+// A body read after the request's time ran out fails. The time runs out
+// only once the handler has read once (its context is ended then, as a
+// deadline would), so that the first read does not race the deadline.
 func TestBodyReadsFailAfterTimeout(t *testing.T) {
 	served := make(chan struct{})
+	readOnce := make(chan struct{})
 	readErr := make(chan error, 1)
 	h := withTimeout(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		buf := make([]byte, 4)
 		if _, err := r.Body.Read(buf); err != nil {
 			t.Errorf("read before the timeout: %v", err)
 		}
+		close(readOnce)
 		<-r.Context().Done()
 		<-served
 		_, err := r.Body.Read(buf)
 		readErr <- err
 	}))
-	h.ServeHTTP(httptest.NewRecorder(), newRequest(t, "POST", "/api/v1/namespaces/ns/configmaps?timeout=1ms", strings.NewReader(`{"kind":"ConfigMap"}`)))
+	req := newRequest(t, "POST", "/api/v1/namespaces/ns/configmaps", strings.NewReader(`{"kind":"ConfigMap"}`))
+	ctx, timeUp := context.WithCancel(req.Context())
+	go func() {
+		<-readOnce
+		timeUp()
+	}()
+	h.ServeHTTP(httptest.NewRecorder(), req.WithContext(ctx))
 	close(served)
 	if err := <-readErr; !errors.Is(err, http.ErrHandlerTimeout) {
 		t.Errorf("read after the timeout returned %v, want http.ErrHandlerTimeout", err)
