@@ -66,7 +66,20 @@ func SetDefaultsReplicaSet(rs *appsv1.ReplicaSet) {
 // SetDefaultsDaemonSet applies the defaults of a DaemonSet: a rolling
 // update replacing one node's pod at a time without surge, ten old
 // revisions kept; and the defaults of its pod template.
+//
+// The annotation deprecated.daemonset.template.generation is kube-apiserver's
+// templateGeneration, a field of its internal DaemonSet written out as an
+// annotation whenever it encodes one: a DaemonSet always has it, "0" until
+// its strategy counts, and the writer of an object owns it in managedFields.
 func SetDefaultsDaemonSet(ds *appsv1.DaemonSet) {
+	if _, ok := ds.Annotations[appsv1.DeprecatedTemplateGeneration]; !ok {
+		annotations := make(map[string]string, len(ds.Annotations)+1)
+		for k, v := range ds.Annotations {
+			annotations[k] = v
+		}
+		annotations[appsv1.DeprecatedTemplateGeneration] = "0"
+		ds.Annotations = annotations
+	}
 	spec := &ds.Spec
 	strategy := &spec.UpdateStrategy
 	if strategy.Type == "" {
@@ -142,7 +155,12 @@ func SetDefaultsStatefulSet(ss *appsv1.StatefulSet) {
 
 // setDefaultsClaimTemplate applies the defaults of a PersistentVolumeClaim
 // to a StatefulSet's claim template: a filesystem volume, a Pending phase.
+// It also gives the template its apiVersion and kind, which kube-apiserver
+// writes whenever it encodes a StatefulSet (clients older than 1.17 relied
+// on them); protobuf does not keep them, so they are set on every decode,
+// from requests and from storage alike.
 func setDefaultsClaimTemplate(pvc *v1.PersistentVolumeClaim) {
+	pvc.APIVersion, pvc.Kind = "v1", "PersistentVolumeClaim"
 	if pvc.Spec.VolumeMode == nil {
 		mode := v1.PersistentVolumeFilesystem
 		pvc.Spec.VolumeMode = &mode

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	appsv1 "k8s.io/api/apps/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -35,30 +34,34 @@ func ValidateControllerRevision(cr *appsv1.ControllerRevision) field.ErrorList {
 }
 
 // ValidateControllerRevisionUpdate validates an update of a
-// ControllerRevision: its data is immutable, its revision number may
-// change (controllers renumber a revision they roll back to).
+// ControllerRevision: its data is immutable, byte for byte as kube-apiserver
+// compares it, and its revision number may change (controllers renumber a
+// revision they roll back to).
 func ValidateControllerRevisionUpdate(newCR, oldCR *appsv1.ControllerRevision) field.ErrorList {
 	allErrs := core.ValidateObjectMetaUpdate(&newCR.ObjectMeta, &oldCR.ObjectMeta, metadataPath)
 	allErrs = append(allErrs, apivalidation.ValidateNonnegativeField(newCR.Revision, revisionPath)...)
-	newData, oldData := dataValue(newCR.Data), dataValue(oldCR.Data)
-	if !apiequality.Semantic.DeepEqual(newData, oldData) {
-		allErrs = append(allErrs, field.Invalid(dataPath, newData, apivalidation.FieldImmutableErrorMsg))
+	newData, oldData := rawData(newCR.Data), rawData(oldCR.Data)
+	if !bytes.Equal(newData, oldData) {
+		var value any
+		if newData != nil {
+			value = json.RawMessage(newData)
+		}
+		allErrs = append(allErrs, field.Invalid(dataPath, value, apivalidation.FieldImmutableErrorMsg))
 	}
 	return allErrs
 }
 
-// dataValue is the JSON value of a revision's data, nil when it has none.
-func dataValue(data runtime.RawExtension) any {
-	raw := data.Raw
+// rawData is the JSON of a revision's data, nil when it has none.
+func rawData(data runtime.RawExtension) []byte {
 	if data.Object != nil {
-		var err error
-		if raw, err = json.Marshal(data.Object); err != nil {
+		raw, err := json.Marshal(data.Object)
+		if err != nil {
 			return nil
 		}
+		return raw
 	}
-	var value any
-	if len(bytes.TrimSpace(raw)) == 0 || json.Unmarshal(raw, &value) != nil {
+	if len(data.Raw) == 0 {
 		return nil
 	}
-	return value
+	return data.Raw
 }

@@ -41,7 +41,7 @@ func ValidateStatefulSetUpdate(newSS, oldSS *appsv1.StatefulSet) field.ErrorList
 	newSpec, oldSpec := &newSS.Spec, &oldSS.Spec
 	unchanged := statefulSetRatchet{
 		serviceName:    newSpec.ServiceName == oldSpec.ServiceName,
-		claimTemplates: apiequality.Semantic.DeepEqual(newSpec.VolumeClaimTemplates, oldSpec.VolumeClaimTemplates),
+		claimTemplates: apiequality.Semantic.DeepEqual(untyped(newSpec.VolumeClaimTemplates), untyped(oldSpec.VolumeClaimTemplates)),
 	}
 	unchanged.template = unchanged.claimTemplates && apiequality.Semantic.DeepEqual(newSpec.Template, oldSpec.Template)
 	allErrs = append(allErrs, validateStatefulSetSpec(newSpec, specPath, unchanged)...)
@@ -56,6 +56,12 @@ func ValidateStatefulSetUpdate(newSS, oldSS *appsv1.StatefulSet) field.ErrorList
 // claimTemplatesValue renders claim templates as kube-apiserver does in
 // an error: its internal claims, which carry no apiVersion and kind.
 func claimTemplatesValue(templates []v1.PersistentVolumeClaim) any {
+	return gofields.Value(untyped(templates))
+}
+
+// untyped is claim templates without their apiVersion and kind, which
+// only the encoding of a StatefulSet has.
+func untyped(templates []v1.PersistentVolumeClaim) []v1.PersistentVolumeClaim {
 	if templates == nil {
 		return nil
 	}
@@ -64,7 +70,7 @@ func claimTemplatesValue(templates []v1.PersistentVolumeClaim) any {
 		bare[i] = templates[i]
 		bare[i].TypeMeta = metav1.TypeMeta{}
 	}
-	return gofields.Value(bare)
+	return bare
 }
 
 // ValidateStatefulSetStatusUpdate validates an update of a StatefulSet's

@@ -83,7 +83,7 @@ func (r *ScaleREST) Get(ctx context.Context, name string, opts *metav1.GetOption
 // Update changes the object's replicas to the scale's.
 func (r *ScaleREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, _ rest.ValidateObjectFunc,
 	updateValidation rest.ValidateObjectUpdateFunc, _ bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	info := &scaleUpdate{rest: r, objInfo: objInfo, updateValidation: updateValidation}
+	info := &scaleUpdate{rest: r, name: name, objInfo: objInfo, updateValidation: updateValidation}
 	obj, _, err := r.store.Update(ctx, name, info, nil, nil, false, opts)
 	if err != nil {
 		return nil, false, err
@@ -129,13 +129,14 @@ func metaOf(obj runtime.Object) (metav1.Object, error) {
 // scaleUpdate turns an update of the scale into one of the parent.
 type scaleUpdate struct {
 	rest             *ScaleREST
+	name             string
 	objInfo          rest.UpdatedObjectInfo
 	updateValidation rest.ValidateObjectUpdateFunc
 }
 
 func (u *scaleUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
 	if oldObj == nil {
-		return nil, apierrors.NewNotFound(u.rest.store.DefaultQualifiedResource, "")
+		return nil, apierrors.NewNotFound(u.rest.store.DefaultQualifiedResource, u.name)
 	}
 	parent := oldObj.DeepCopyObject()
 	oldScale, err := u.rest.scaleOf(parent)

@@ -30,11 +30,13 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	ds := obj.(*appsv1.DaemonSet)
 	ds.Status = appsv1.DaemonSetStatus{}
 	ds.Generation = 1
-	setTemplateGeneration(ds, 1)
+	// A template generation the client sent is kept, if it counts.
+	setTemplateGeneration(ds, max(templateGeneration(ds), 1))
 }
 
-// templateGeneration is the template generation an existing daemonset
-// records.
+// templateGeneration is the template generation a daemonset records, 0
+// when it has none (kube-apiserver refuses one that is not a number; kapi
+// counts it as none).
 func templateGeneration(ds *appsv1.DaemonSet) int64 {
 	generation, _ := strconv.ParseInt(ds.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64)
 	return generation

@@ -4,12 +4,10 @@ package replicaset
 
 import (
 	"context"
-	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -100,16 +98,11 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		DefaultQualifiedResource:  appsv1.Resource("replicasets"),
 		SingularQualifiedResource: appsv1.Resource("replicaset"),
 		KeyPrefix:                 "/replicasets",
-		// As kube-apiserver, a list may select replicasets by their
-		// observed replica count.
-		FieldsFunc: func(obj runtime.Object) fields.Set {
-			return fields.Set{"status.replicas": strconv.Itoa(int(obj.(*appsv1.ReplicaSet).Status.Replicas))}
-		},
-		CreateStrategy: Strategy,
-		UpdateStrategy: Strategy,
-		DeleteStrategy: Strategy,
-		ShortNamesList: []string{"rs"},
-		CategoriesList: []string{"all"},
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		DeleteStrategy:            Strategy,
+		ShortNamesList:            []string{"rs"},
+		CategoriesList:            []string{"all"},
 	}
 	if err := opts.Complete(s, appsv1.SchemeGroupVersion); err != nil {
 		return nil, err

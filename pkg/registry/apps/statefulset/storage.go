@@ -28,16 +28,6 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	ss := obj.(*appsv1.StatefulSet)
 	ss.Status = appsv1.StatefulSetStatus{}
 	ss.Generation = 1
-	typeClaimTemplates(ss)
-}
-
-// typeClaimTemplates gives the claim templates their apiVersion and kind,
-// as kube-apiserver does when it writes a StatefulSet out (clients of
-// before 1.17 relied on them).
-func typeClaimTemplates(ss *appsv1.StatefulSet) {
-	for i := range ss.Spec.VolumeClaimTemplates {
-		ss.Spec.VolumeClaimTemplates[i].TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"}
-	}
 }
 
 // GetResetFields is the status, written through /status only.
@@ -48,7 +38,6 @@ func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	ss, oldSS := obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet)
 	ss.Status = oldSS.Status
-	typeClaimTemplates(ss)
 	ss.Generation = oldSS.Generation
 	if !apiequality.Semantic.DeepEqual(ss.Spec, oldSS.Spec) {
 		ss.Generation++
