@@ -55,16 +55,16 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 
 type statusStrategy struct{ strategy }
 
-// GetResetFields is what /status keeps: the spec, the labels and the
-// annotations.
+// GetResetFields is what /status keeps: the spec and the labels. The
+// annotations it takes, as kube-apiserver does.
 func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("apps/v1", []string{"spec"}, []string{"metadata", "labels"}, []string{"metadata", "annotations"})
+	return generic.ResetFields("apps/v1", []string{"spec"}, []string{"metadata", "labels"})
 }
 
 func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	d, oldD := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
 	d.Spec = oldD.Spec
-	d.Labels, d.Annotations = oldD.Labels, oldD.Annotations
+	d.Labels = oldD.Labels
 	d.Generation = oldD.Generation
 }
 
