@@ -6,7 +6,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	appsv1beta1 "k8s.io/api/apps/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -122,7 +121,7 @@ func printDaemonSet(ds *appsv1.DaemonSet, now time.Time) []any {
 var controllerRevisionColumns = []metav1.TableColumnDefinition{
 	nameColumn,
 	column("Controller", "string", "Controller of the object"),
-	column("Revision", "string", appsv1beta1.ControllerRevision{}.SwaggerDoc()["revision"]),
+	column("Revision", "string", appsv1.ControllerRevision{}.SwaggerDoc()["revision"]),
 	ageColumn,
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -261,27 +260,6 @@ func TestValidateDeploymentStatusUpdate(t *testing.T) {
 			newD := oldD.DeepCopy()
 			newD.Status = tc.status
 			assertErrors(t, apps.ValidateDeploymentStatusUpdate(newD, oldD), tc.want)
-		})
-	}
-}
-
-func TestValidateScale(t *testing.T) {
-	tests := []struct {
-		name     string
-		replicas int32
-		want     []string
-	}{
-		{name: "zero", replicas: 0},
-		{name: "some", replicas: 3},
-		{name: "negative", replicas: -1, want: []string{"spec.replicas: Invalid value: -1: must be greater than or equal to 0"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			scale := &autoscalingv1.Scale{
-				ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
-				Spec:       autoscalingv1.ScaleSpec{Replicas: tc.replicas},
-			}
-			assertErrors(t, apps.ValidateScale(scale), tc.want)
 		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	v1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,15 +52,6 @@ func ValidateDeploymentStatusUpdate(newD, oldD *appsv1.Deployment) field.ErrorLi
 	return allErrs
 }
 
-// ValidateScale validates the Scale sent to a scale subresource.
-func ValidateScale(scale *autoscalingv1.Scale) field.ErrorList {
-	allErrs := core.ValidateObjectMeta(&scale.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)
-	if scale.Spec.Replicas < 0 {
-		allErrs = append(allErrs, field.Invalid(specPath.Child("replicas"), scale.Spec.Replicas, apivalidation.IsNegativeErrorMsg))
-	}
-	return allErrs
-}
-
 func validateDeploymentSpec(spec *appsv1.DeploymentSpec, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if spec.Replicas != nil {
@@ -97,24 +87,16 @@ func validateDeploymentSpec(spec *appsv1.DeploymentSpec, fldPath *field.Path) fi
 	return allErrs
 }
 
-// validatePodTemplate validates the pod template of a Deployment: it must
-// carry the labels the selector looks for, and describe pods that run for
-// ever.
+// validatePodTemplate validates the pod template of a Deployment or a
+// ReplicaSet: it must carry the labels the selector looks for, and
+// describe pods that run for ever.
 func validatePodTemplate(template *v1.PodTemplateSpec, selector labels.Selector, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if !selector.Empty() && !selector.Matches(labels.Set(template.Labels)) {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("metadata", "labels"), template.Labels, "`selector` does not match template `labels`"))
 	}
 	allErrs = append(allErrs, core.ValidatePodTemplateSpec(template, fldPath)...)
-	// An invalid restart policy has been reported already; this is about
-	// valid ones other than Always.
-	if template.Spec.RestartPolicy != v1.RestartPolicyAlways {
-		allErrs = append(allErrs, field.NotSupported(fldPath.Child("spec", "restartPolicy"), template.Spec.RestartPolicy, []string{string(v1.RestartPolicyAlways)}))
-	}
-	if template.Spec.ActiveDeadlineSeconds != nil {
-		allErrs = append(allErrs, field.Forbidden(fldPath.Child("spec", "activeDeadlineSeconds"), "activeDeadlineSeconds in ReplicaSet is not Supported"))
-	}
-	return allErrs
+	return append(allErrs, validateRestartPolicyAlways(&template.Spec, fldPath.Child("spec"), "ReplicaSet")...)
 }
 
 // strategyValue and rollingUpdateValue render a strategy in an error the
@@ -257,4 +239,21 @@ func isDecremented(newValue, oldValue *int32) bool {
 		return oldValue != nil
 	}
 	return oldValue != nil && *newValue < *oldValue
+}
+
+// notMoreThan100Percent refuses a percentage above 100%.
+func notMoreThan100Percent(v intstr.IntOrString, fldPath *field.Path) field.ErrorList {
+	if percent, ok := percentValue(v); ok && percent > 100 {
+		return field.ErrorList{field.Invalid(fldPath, v, "must not be greater than 100%")}
+	}
+	return nil
+}
+
+// intOrZero is the value of an optional int-or-percent, zero when unset
+// (the internal type has no pointer).
+func intOrZero(v *intstr.IntOrString) intstr.IntOrString {
+	if v == nil {
+		return intstr.IntOrString{}
+	}
+	return *v
 }

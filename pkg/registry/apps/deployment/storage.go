@@ -7,8 +7,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
@@ -53,16 +55,16 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 
 type statusStrategy struct{ strategy }
 
-// GetResetFields is what /status keeps: the spec, the labels and the
-// annotations.
+// GetResetFields is what /status keeps: the spec and the labels. The
+// annotations it takes, as kube-apiserver does.
 func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("apps/v1", []string{"spec"}, []string{"metadata", "labels"}, []string{"metadata", "annotations"})
+	return generic.ResetFields("apps/v1", []string{"spec"}, []string{"metadata", "labels"})
 }
 
 func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	d, oldD := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
 	d.Spec = oldD.Spec
-	d.Labels, d.Annotations = oldD.Labels, oldD.Annotations
+	d.Labels = oldD.Labels
 	d.Generation = oldD.Generation
 }
 
@@ -70,11 +72,25 @@ func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object)
 	return apps.ValidateDeploymentStatusUpdate(obj.(*appsv1.Deployment), old.(*appsv1.Deployment))
 }
 
+// scalable is how deployments/scale reads and writes a deployment.
+var scalable = generic.Scalable{
+	GroupVersion: appsv1.SchemeGroupVersion,
+	Replicas: func(obj runtime.Object) (generic.Replicas, error) {
+		d := obj.(*appsv1.Deployment)
+		selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+		if err != nil {
+			return generic.Replicas{}, err
+		}
+		return generic.Replicas{Spec: ptr.Deref(d.Spec.Replicas, 0), Status: d.Status.Replicas, Selector: selector.String()}, nil
+	},
+	SetReplicas: func(obj runtime.Object, replicas int32) { obj.(*appsv1.Deployment).Spec.Replicas = &replicas },
+}
+
 // Storage is the REST storage of deployments and their subresources.
 type Storage struct {
 	Deployment *generic.Store
 	Status     *generic.SubresourceREST
-	Scale      *ScaleREST
+	Scale      *generic.ScaleREST
 }
 
 // NewStorage returns the storage of deployments.
@@ -97,7 +113,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	return &Storage{
 		Deployment: s,
 		Status:     generic.NewSubresourceREST(s, statusStrategy{}),
-		Scale:      &ScaleREST{store: s},
+		Scale:      generic.NewScaleREST(s, scalable),
 	}, nil
 }
 

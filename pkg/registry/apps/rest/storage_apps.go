@@ -5,7 +5,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/kapi-dev/kapi/pkg/registry"
+	"github.com/kapi-dev/kapi/pkg/registry/apps/controllerrevision"
+	"github.com/kapi-dev/kapi/pkg/registry/apps/daemonset"
 	"github.com/kapi-dev/kapi/pkg/registry/apps/deployment"
+	"github.com/kapi-dev/kapi/pkg/registry/apps/replicaset"
+	"github.com/kapi-dev/kapi/pkg/registry/apps/statefulset"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
 
@@ -23,7 +27,11 @@ func (StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(vers
 	var g registry.GroupStorage
 	if served("v1") {
 		v1 := g.Version("v1")
+		v1.Add(controllerrevision.NewStorage(opts))
+		v1.Add(daemonset.NewStorage(opts))
 		v1.Add(deployment.NewStorage(opts))
+		v1.Add(replicaset.NewStorage(opts))
+		v1.Add(statefulset.NewStorage(opts))
 	}
 	return g.Result()
 }

@@ -1,0 +1,129 @@
+// Package daemonset is the REST storage of apps/v1 daemonsets and of their
+// /status subresource.
+package daemonset
+
+import (
+	"context"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kapi-dev/kapi/pkg/apis/apps"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+type strategy struct{ generic.DefaultStrategy }
+
+// Strategy is the behaviour of daemonsets: metadata.generation counts
+// changes of the spec, the annotation deprecated.daemonset.template.generation
+// counts changes of the pod template (it is the templateGeneration field
+// of the old extensions/v1beta1 API, which kube-apiserver still keeps and
+// clients cannot set), and the status is written only through /status.
+var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	ds := obj.(*appsv1.DaemonSet)
+	ds.Status = appsv1.DaemonSetStatus{}
+	ds.Generation = 1
+	// A template generation the client sent is kept, if it counts.
+	setTemplateGeneration(ds, max(templateGeneration(ds), 1))
+}
+
+// templateGeneration is the template generation a daemonset records, 0
+// when it has none (kube-apiserver refuses one that is not a number; kapi
+// counts it as none).
+func templateGeneration(ds *appsv1.DaemonSet) int64 {
+	generation, _ := strconv.ParseInt(ds.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64)
+	return generation
+}
+
+func setTemplateGeneration(ds *appsv1.DaemonSet, generation int64) {
+	annotations := make(map[string]string, len(ds.Annotations)+1)
+	for k, v := range ds.Annotations {
+		annotations[k] = v
+	}
+	annotations[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(generation, 10)
+	ds.Annotations = annotations
+}
+
+// GetResetFields is the status, written through /status only.
+func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("apps/v1", []string{"status"})
+}
+
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	ds, oldDS := obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet)
+	ds.Status = oldDS.Status
+	ds.Generation = oldDS.Generation
+	generation := templateGeneration(oldDS)
+	if !apiequality.Semantic.DeepEqual(ds.Spec.Template, oldDS.Spec.Template) {
+		generation++
+	}
+	setTemplateGeneration(ds, generation)
+	if !apiequality.Semantic.DeepEqual(ds.Spec, oldDS.Spec) {
+		ds.Generation++
+	}
+}
+
+func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return apps.ValidateDaemonSet(obj.(*appsv1.DaemonSet))
+}
+
+func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return apps.ValidateDaemonSetUpdate(obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet))
+}
+
+type statusStrategy struct{ strategy }
+
+// GetResetFields is what /status keeps: the spec.
+func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("apps/v1", []string{"spec"})
+}
+
+func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	ds, oldDS := obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet)
+	ds.Spec = oldDS.Spec
+	ds.Generation = oldDS.Generation
+	setTemplateGeneration(ds, templateGeneration(oldDS))
+}
+
+func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return apps.ValidateDaemonSetStatusUpdate(obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet))
+}
+
+// Storage is the REST storage of daemonsets and their /status.
+type Storage struct {
+	DaemonSet *generic.Store
+	Status    *generic.SubresourceREST
+}
+
+// NewStorage returns the storage of daemonsets.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+	s := &generic.Store{
+		NewFunc:                   func() runtime.Object { return &appsv1.DaemonSet{} },
+		NewListFunc:               func() runtime.Object { return &appsv1.DaemonSetList{} },
+		DefaultQualifiedResource:  appsv1.Resource("daemonsets"),
+		SingularQualifiedResource: appsv1.Resource("daemonset"),
+		KeyPrefix:                 "/daemonsets",
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		DeleteStrategy:            Strategy,
+		ShortNamesList:            []string{"ds"},
+		CategoriesList:            []string{"all"},
+	}
+	if err := opts.Complete(s, appsv1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{DaemonSet: s, Status: generic.NewSubresourceREST(s, statusStrategy{})}, nil
+}
+
+// Map returns the storage by path: "daemonsets" and "daemonsets/status".
+func (s *Storage) Map() map[string]rest.Storage {
+	plural := s.DaemonSet.DefaultQualifiedResource.Resource
+	return map[string]rest.Storage{plural: s.DaemonSet, plural + "/status": s.Status}
+}

@@ -1,0 +1,138 @@
+// Package statefulset is the REST storage of apps/v1 statefulsets and of
+// their /status and /scale subresources.
+package statefulset
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kapi-dev/kapi/pkg/apis/apps"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+type strategy struct{ generic.DefaultStrategy }
+
+// Strategy is the behaviour of statefulsets: metadata.generation counts
+// changes of the spec, and the status is written only through /status.
+var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	ss := obj.(*appsv1.StatefulSet)
+	ss.Status = appsv1.StatefulSetStatus{}
+	ss.Generation = 1
+}
+
+// GetResetFields is the status, written through /status only.
+func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("apps/v1", []string{"status"})
+}
+
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	ss, oldSS := obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet)
+	ss.Status = oldSS.Status
+	ss.Generation = oldSS.Generation
+	if !apiequality.Semantic.DeepEqual(ss.Spec, oldSS.Spec) {
+		ss.Generation++
+	}
+}
+
+func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return apps.ValidateStatefulSet(obj.(*appsv1.StatefulSet))
+}
+
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return apps.StatefulSetWarnings(obj.(*appsv1.StatefulSet))
+}
+
+func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return apps.ValidateStatefulSetUpdate(obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet))
+}
+
+func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return apps.StatefulSetWarnings(obj.(*appsv1.StatefulSet))
+}
+
+type statusStrategy struct{ strategy }
+
+// GetResetFields is what /status keeps: the spec.
+func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("apps/v1", []string{"spec"})
+}
+
+func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	ss, oldSS := obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet)
+	ss.Spec = oldSS.Spec
+	ss.Generation = oldSS.Generation
+}
+
+func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return apps.ValidateStatefulSetStatusUpdate(obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet))
+}
+
+func (statusStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
+}
+
+// scalable is how statefulsets/scale reads and writes a statefulset.
+var scalable = generic.Scalable{
+	GroupVersion: appsv1.SchemeGroupVersion,
+	Replicas: func(obj runtime.Object) (generic.Replicas, error) {
+		ss := obj.(*appsv1.StatefulSet)
+		selector, err := metav1.LabelSelectorAsSelector(ss.Spec.Selector)
+		if err != nil {
+			return generic.Replicas{}, err
+		}
+		return generic.Replicas{Spec: ptr.Deref(ss.Spec.Replicas, 0), Status: ss.Status.Replicas, Selector: selector.String()}, nil
+	},
+	SetReplicas: func(obj runtime.Object, replicas int32) { obj.(*appsv1.StatefulSet).Spec.Replicas = &replicas },
+}
+
+// Storage is the REST storage of statefulsets and their subresources.
+type Storage struct {
+	StatefulSet *generic.Store
+	Status      *generic.SubresourceREST
+	Scale       *generic.ScaleREST
+}
+
+// NewStorage returns the storage of statefulsets.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+	s := &generic.Store{
+		NewFunc:                   func() runtime.Object { return &appsv1.StatefulSet{} },
+		NewListFunc:               func() runtime.Object { return &appsv1.StatefulSetList{} },
+		DefaultQualifiedResource:  appsv1.Resource("statefulsets"),
+		SingularQualifiedResource: appsv1.Resource("statefulset"),
+		KeyPrefix:                 "/statefulsets",
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		DeleteStrategy:            Strategy,
+		ShortNamesList:            []string{"sts"},
+		CategoriesList:            []string{"all"},
+	}
+	if err := opts.Complete(s, appsv1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{
+		StatefulSet: s,
+		Status:      generic.NewSubresourceREST(s, statusStrategy{}),
+		Scale:       generic.NewScaleREST(s, scalable),
+	}, nil
+}
+
+// Map returns the storage by path: "statefulsets", "statefulsets/status"
+// and "statefulsets/scale".
+func (s *Storage) Map() map[string]rest.Storage {
+	plural := s.StatefulSet.DefaultQualifiedResource.Resource
+	return map[string]rest.Storage{
+		plural:             s.StatefulSet,
+		plural + "/status": s.Status,
+		plural + "/scale":  s.Scale,
+	}
+}
