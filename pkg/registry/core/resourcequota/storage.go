@@ -76,6 +76,8 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
 		ShortNamesList:            []string{"quota"},
+		// As kube-apiserver, a delete answers with the deleted quota.
+		ReturnDeletedObject: true,
 	}
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
