@@ -22,15 +22,26 @@ func ValidatePodTemplateUpdate(pt, old *v1.PodTemplate) field.ErrorList {
 
 // ValidateReplicationController validates a controller on create.
 func ValidateReplicationController(rc *v1.ReplicationController) field.ErrorList {
-	allErrs := ValidateObjectMeta(&rc.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)
+	allErrs := validateReplicas(rc.Spec.Replicas)
+	allErrs = append(allErrs, ValidateObjectMeta(&rc.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)...)
 	return append(allErrs, validateReplicationControllerSpec(&rc.Spec, specPath)...)
 }
 
 // ValidateReplicationControllerUpdate validates an update: the same rules
 // as on create, everything in the spec may change.
 func ValidateReplicationControllerUpdate(rc, old *v1.ReplicationController) field.ErrorList {
-	allErrs := ValidateObjectMetaUpdate(&rc.ObjectMeta, &old.ObjectMeta, metadataPath)
+	allErrs := validateReplicas(rc.Spec.Replicas)
+	allErrs = append(allErrs, ValidateObjectMetaUpdate(&rc.ObjectMeta, &old.ObjectMeta, metadataPath)...)
 	return append(allErrs, validateReplicationControllerSpec(&rc.Spec, specPath)...)
+}
+
+// validateReplicas checks spec.replicas, a rule kube-apiserver declares on
+// the type (+k8s:minimum=0): its error comes before the others.
+func validateReplicas(replicas *int32) field.ErrorList {
+	if replicas == nil {
+		return nil
+	}
+	return apivalidation.ValidateNonnegativeField(int64(*replicas), specPath.Child("replicas"))
 }
 
 // ValidateReplicationControllerStatusUpdate validates a write of /status:
@@ -73,11 +84,6 @@ func validateReplicationControllerSpec(spec *v1.ReplicationControllerSpec, fldPa
 	if selector.Empty() {
 		allErrs = append(allErrs, field.Required(fldPath.Child("selector"), ""))
 	}
-	var replicas int32
-	if spec.Replicas != nil {
-		replicas = *spec.Replicas
-	}
-	allErrs = append(allErrs, apivalidation.ValidateNonnegativeField(int64(replicas), fldPath.Child("replicas"))...)
 
 	templatePath := fldPath.Child("template")
 	t := spec.Template

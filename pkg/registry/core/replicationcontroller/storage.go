@@ -25,6 +25,13 @@ type strategy struct{ generic.DefaultStrategy }
 // only.
 var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
 
+// DefaultGarbageCollectionPolicy orphans a controller's pods unless the
+// delete says otherwise: core/v1 keeps the behaviour it had before
+// garbage collection, as in kube-apiserver.
+func (strategy) DefaultGarbageCollectionPolicy(context.Context) rest.GarbageCollectionPolicy {
+	return rest.OrphanDependents
+}
+
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	rc := obj.(*corev1.ReplicationController)
 	rc.Status = corev1.ReplicationControllerStatus{}
@@ -95,6 +102,8 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		DeleteStrategy: Strategy,
 		ShortNamesList: []string{"rc"},
 		CategoriesList: []string{"all"},
+		// As kube-apiserver, a delete answers with the controller.
+		ReturnDeletedObject: true,
 	}
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
