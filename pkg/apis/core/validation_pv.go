@@ -19,7 +19,7 @@ var (
 	accessModes      = []v1.PersistentVolumeAccessMode{v1.ReadOnlyMany, v1.ReadWriteMany, v1.ReadWriteOnce, v1.ReadWriteOncePod}
 	reclaimPolicies  = []v1.PersistentVolumeReclaimPolicy{v1.PersistentVolumeReclaimDelete, v1.PersistentVolumeReclaimRecycle, v1.PersistentVolumeReclaimRetain}
 	volumeModes      = []v1.PersistentVolumeMode{v1.PersistentVolumeBlock, v1.PersistentVolumeFilesystem}
-	resizeStatuses   = []v1.ClaimResourceStatus{v1.PersistentVolumeClaimControllerResizeInfeasible, v1.PersistentVolumeClaimControllerResizeInProgress, v1.PersistentVolumeClaimNodeResizeInfeasible, v1.PersistentVolumeClaimNodeResizeInProgress, v1.PersistentVolumeClaimNodeResizePending}
+	resizeStatuses   = []v1.ClaimResourceStatus{v1.PersistentVolumeClaimControllerResizeInProgress, v1.PersistentVolumeClaimControllerResizeInfeasible, v1.PersistentVolumeClaimNodeResizeInProgress, v1.PersistentVolumeClaimNodeResizeInfeasible, v1.PersistentVolumeClaimNodeResizePending}
 	betaStorageClass = v1.BetaStorageClassAnnotation
 )
 
@@ -426,6 +426,34 @@ func claimOptionsFor(old *v1.PersistentVolumeClaim) claimOptions {
 	return opts
 }
 
+// NormalizeClaimDataSources makes a claim's data source fields agree, as
+// kube-apiserver does before validating: a dataSource of a kind other
+// than a claim or a volume snapshot is dropped (unless the old claim had
+// one), a reference to another namespace is dropped (cross-namespace
+// data sources are an alpha feature kube-apiserver does not enable), and
+// each of dataSource and dataSourceRef is filled in from the other.
+func NormalizeClaimDataSources(spec, old *v1.PersistentVolumeClaimSpec) {
+	if ds := spec.DataSource; ds != nil && (old == nil || old.DataSource == nil) {
+		group := ""
+		if ds.APIGroup != nil {
+			group = *ds.APIGroup
+		}
+		if !(group == "" && ds.Kind == "PersistentVolumeClaim") && !(group == "snapshot.storage.k8s.io" && ds.Kind == "VolumeSnapshot") {
+			spec.DataSource = nil
+		}
+	}
+	if ref := spec.DataSourceRef; ref != nil && ref.Namespace != nil && *ref.Namespace != "" &&
+		(old == nil || old.DataSourceRef == nil || old.DataSourceRef.Namespace == nil || *old.DataSourceRef.Namespace == "") {
+		spec.DataSourceRef = nil
+	}
+	switch ds, ref := spec.DataSource, spec.DataSourceRef; {
+	case ds != nil && ref == nil:
+		spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: ds.APIGroup, Kind: ds.Kind, Name: ds.Name}
+	case ref != nil && ds == nil && (ref.Namespace == nil || *ref.Namespace == ""):
+		spec.DataSource = &v1.TypedLocalObjectReference{APIGroup: ref.APIGroup, Kind: ref.Kind, Name: ref.Name}
+	}
+}
+
 // ValidatePersistentVolumeClaim validates a claim on create.
 func ValidatePersistentVolumeClaim(pvc *v1.PersistentVolumeClaim) field.ErrorList {
 	return validatePersistentVolumeClaim(pvc, claimOptions{})
@@ -540,9 +568,9 @@ func ValidatePersistentVolumeClaimUpdate(pvc, old *v1.PersistentVolumeClaim) fie
 		if newSpec.Resources.Requests != nil {
 			newSpec.Resources.Requests[v1.ResourceStorage] = old.Spec.Resources.Requests[v1.ResourceStorage]
 		}
-		if newSpec.VolumeAttributesClassName != nil {
-			newSpec.VolumeAttributesClassName = oldSpec.VolumeAttributesClassName
-		}
+		// A bound claim may change its volume attributes class, or
+		// drop it.
+		newSpec.VolumeAttributesClassName = oldSpec.VolumeAttributesClassName
 	}
 	if !apiequality.Semantic.DeepEqual(newSpec, oldSpec) {
 		allErrs = append(allErrs, field.Forbidden(specPath, "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n"+internalDiff(oldSpec, newSpec)))
@@ -554,13 +582,9 @@ func ValidatePersistentVolumeClaimUpdate(pvc, old *v1.PersistentVolumeClaim) fie
 		allErrs = append(allErrs, field.Forbidden(specPath.Child("resources", "requests", "storage"), "field can not be less than status.capacity"))
 	}
 	allErrs = append(allErrs, apivalidation.ValidateImmutableField(pvc.Spec.VolumeMode, old.Spec.VolumeMode, field.NewPath("volumeMode"))...)
-	if old.Spec.VolumeAttributesClassName != nil && !apiequality.Semantic.DeepEqual(old.Spec.VolumeAttributesClassName, pvc.Spec.VolumeAttributesClassName) {
-		vacPath := specPath.Child("volumeAttributesClassName")
-		if pvc.Spec.VolumeAttributesClassName == nil {
-			allErrs = append(allErrs, field.Forbidden(vacPath, "update from non-nil value to nil is forbidden"))
-		} else if *pvc.Spec.VolumeAttributesClassName == "" {
-			allErrs = append(allErrs, field.Forbidden(vacPath, "update from non-nil value to an empty string is forbidden"))
-		}
+	if old.Spec.VolumeAttributesClassName != nil && pvc.Spec.VolumeAttributesClassName != nil && *pvc.Spec.VolumeAttributesClassName == "" &&
+		*old.Spec.VolumeAttributesClassName != "" {
+		allErrs = append(allErrs, field.Forbidden(specPath.Child("volumeAttributesClassName"), "update from non-nil value to an empty string is forbidden"))
 	}
 	return allErrs
 }
@@ -589,7 +613,7 @@ func ValidatePersistentVolumeClaimStatusUpdate(pvc, old *v1.PersistentVolumeClai
 	for _, name := range sortedKeys(pvc.Status.Capacity) {
 		allErrs = append(allErrs, validateBasicResource(pvc.Status.Capacity[name], capPath.Key(string(name)))...)
 	}
-	statusesPath := statusPath.Child("allocatedResourceStatus")
+	statusesPath := statusPath.Child("allocatedResourceStatuses")
 	for _, name := range sortedKeys(pvc.Status.AllocatedResourceStatuses) {
 		allErrs = append(allErrs, validateClaimResourceKey(string(name), statusesPath)...)
 		if !sets.New(resizeStatuses...).Has(pvc.Status.AllocatedResourceStatuses[name]) {

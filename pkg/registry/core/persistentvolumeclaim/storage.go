@@ -23,7 +23,9 @@ type strategy struct{ generic.DefaultStrategy }
 var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
 
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*corev1.PersistentVolumeClaim).Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+	pvc := obj.(*corev1.PersistentVolumeClaim)
+	pvc.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+	core.NormalizeClaimDataSources(&pvc.Spec, nil)
 }
 
 // GetResetFields is the status, written through /status only.
@@ -32,7 +34,9 @@ func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 }
 
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*corev1.PersistentVolumeClaim).Status = old.(*corev1.PersistentVolumeClaim).Status
+	pvc, oldPVC := obj.(*corev1.PersistentVolumeClaim), old.(*corev1.PersistentVolumeClaim)
+	pvc.Status = oldPVC.Status
+	core.NormalizeClaimDataSources(&pvc.Spec, &oldPVC.Spec)
 }
 
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
@@ -88,6 +92,8 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
 		ShortNamesList:            []string{"pvc"},
+		// As kube-apiserver, a delete answers with the deleted claim.
+		ReturnDeletedObject: true,
 	}
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
