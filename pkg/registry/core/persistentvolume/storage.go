@@ -99,6 +99,8 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
 		ShortNamesList:            []string{"pv"},
+		// As kube-apiserver, a delete answers with the deleted volume.
+		ReturnDeletedObject: true,
 	}
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
