@@ -244,6 +244,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		ServiceAccountTokens:  saTokens.issue,
 		Authenticator:         authn.request,
 		APIAudiences:          saTokens.apiAudiences,
+		EtcdHealth:            etcdHealth(c, client),
 	}, apiextensionsServer, disc)
 	if err != nil {
 		return nil, err
@@ -424,6 +425,18 @@ func (s *Server) servingTLS(o *Config, public net.IP, log *slog.Logger) (*tls.Co
 		NextProtos: []string{"h2", "http/1.1"},
 	}
 	return cfg, clientCAs, caPEM, nil
+}
+
+// etcdHealth is one health check for each etcd server, as the
+// componentstatuses etcd-N report them: the embedded etcd is one server.
+// The servers of --etcd-servers share one client, and so one check.
+func etcdHealth(o *Config, client *clientv3.Client) []func(context.Context) error {
+	n := max(len(o.Etcd.Servers), 1)
+	checks := make([]func(context.Context) error, n)
+	for i := range checks {
+		checks[i] = etcd3.HealthCheck(client)
+	}
+	return checks
 }
 
 // startStorage connects to --etcd-servers or starts the embedded etcd.

@@ -4,6 +4,7 @@
 package controlplane
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -76,6 +77,8 @@ type Config struct {
 	// tokenreviews ask; APIAudiences are --api-audiences.
 	Authenticator authenticator.Request
 	APIAudiences  []string
+	// EtcdHealth checks each etcd server, for componentstatuses.
+	EtcdHealth []func(context.Context) error
 }
 
 // providers declares the built-in groups the kube server serves, each in
@@ -83,7 +86,7 @@ type Config struct {
 // line in its group's provider.
 func providers(cfg Config) []registry.StorageProvider {
 	return []registry.StorageProvider{
-		corerest.StorageProvider{ServiceClusterIPRange: cfg.ServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange, ServiceAccountTokens: cfg.ServiceAccountTokens},
+		corerest.StorageProvider{ServiceClusterIPRange: cfg.ServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange, ServiceAccountTokens: cfg.ServiceAccountTokens, EtcdHealth: cfg.EtcdHealth},
 		appsrest.StorageProvider{},
 		authenticationrest.StorageProvider{Authenticator: cfg.Authenticator, APIAudiences: cfg.APIAudiences},
 		eventsrest.StorageProvider{},

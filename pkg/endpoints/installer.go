@@ -273,7 +273,11 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 			if p, ok := storage.(rest.StorageKindProvider); ok {
 				storageKind = p.StorageKind()
 			}
-			res.StorageVersionHash = discovery.StorageVersionHash(storageKind)
+			// An empty kind is a resource that is not stored
+			// (componentstatuses): discovery gives it no hash.
+			if !storageKind.Empty() {
+				res.StorageVersionHash = discovery.StorageVersionHash(storageKind)
+			}
 		}
 	}
 	return vh, res, nil

@@ -335,3 +335,27 @@ func printPodTemplate(pt *corev1.PodTemplate, _ time.Time) []any {
 	names, images := containerCells(pt.Template.Spec.Containers)
 	return []any{pt.Name, names, images, labels.FormatLabels(pt.Template.Labels)}
 }
+
+var componentStatusColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	column("Status", "string", "Status of the component conditions"),
+	column("Message", "string", "Message of the component conditions"),
+	column("Error", "string", "Error of the component conditions"),
+}
+
+// printComponentStatus shows the component's Healthy condition, Unknown
+// when it has none.
+func printComponentStatus(cs *corev1.ComponentStatus, _ time.Time) []any {
+	status, message, errText := "Unknown", "", ""
+	for _, c := range cs.Conditions {
+		if c.Type == corev1.ComponentHealthy {
+			status = "Unhealthy"
+			if c.Status == corev1.ConditionTrue {
+				status = "Healthy"
+			}
+			message, errText = c.Message, c.Error
+			break
+		}
+	}
+	return []any{cs.Name, status, message, errText}
+}

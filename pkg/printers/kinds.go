@@ -36,6 +36,7 @@ func builtinKinds() []kind {
 		newKind(&corev1.ResourceQuota{}, &corev1.ResourceQuotaList{}, resourceQuotaColumns, cellsOf(printResourceQuota)),
 		newKind(&corev1.PersistentVolume{}, &corev1.PersistentVolumeList{}, persistentVolumeColumns, cellsOf(printPersistentVolume)),
 		newKind(&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolumeClaimList{}, persistentVolumeClaimColumns, cellsOf(printPersistentVolumeClaim)),
+		newKind(&corev1.ComponentStatus{}, &corev1.ComponentStatusList{}, componentStatusColumns, cellsOf(printComponentStatus)),
 
 		// apps/v1
 		newKind(&appsv1.Deployment{}, &appsv1.DeploymentList{}, deploymentColumns, cellsOf(printDeployment)),

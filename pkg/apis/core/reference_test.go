@@ -77,6 +77,14 @@ func TestDefaultsMatchReference(t *testing.T) {
 			},
 		},
 		{
+			name: "persistentvolume", obj: &v1.PersistentVolume{},
+			notDefaults: []string{
+				"metadata.finalizers",            // StorageObjectInUseProtection admission
+				"status.lastPhaseTransitionTime", // the persistent volume strategy
+			},
+		},
+		{name: "resourcequota", obj: &v1.ResourceQuota{}},
+		{
 			name: "pod", obj: &v1.Pod{},
 			notDefaults: []string{
 				"metadata.generation",             // the pod strategy

@@ -16,6 +16,12 @@ func AddDefaults(scheme *runtime.Scheme) error {
 	addDefaulter(scheme, SetDefaultsService, func(l *v1.ServiceList) []v1.Service { return l.Items })
 	addDefaulter(scheme, SetDefaultsEndpoints, func(l *v1.EndpointsList) []v1.Endpoints { return l.Items })
 	addDefaulter(scheme, SetDefaultsNode, func(l *v1.NodeList) []v1.Node { return l.Items })
+	addDefaulter(scheme, SetDefaultsPersistentVolume, func(l *v1.PersistentVolumeList) []v1.PersistentVolume { return l.Items })
+	addDefaulter(scheme, SetDefaultsPersistentVolumeClaim, func(l *v1.PersistentVolumeClaimList) []v1.PersistentVolumeClaim { return l.Items })
+	addDefaulter(scheme, SetDefaultsResourceQuota, func(l *v1.ResourceQuotaList) []v1.ResourceQuota { return l.Items })
+	addDefaulter(scheme, SetDefaultsLimitRange, func(l *v1.LimitRangeList) []v1.LimitRange { return l.Items })
+	addDefaulter(scheme, SetDefaultsReplicationController, func(l *v1.ReplicationControllerList) []v1.ReplicationController { return l.Items })
+	addDefaulter(scheme, SetDefaultsPodTemplate, func(l *v1.PodTemplateList) []v1.PodTemplate { return l.Items })
 	return nil
 }
 

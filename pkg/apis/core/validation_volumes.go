@@ -406,7 +406,7 @@ func validateCSIVolume(csi *v1.CSIVolumeSource, fldPath *field.Path) field.Error
 func validateCSIDriverName(driver string, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if driver == "" {
-		allErrs = append(allErrs, field.Required(fldPath, ""))
+		return field.ErrorList{field.Required(fldPath, "")}
 	}
 	if len(driver) > 63 {
 		allErrs = append(allErrs, field.TooLong(fldPath, "", 63))

@@ -133,7 +133,9 @@ type Deprecated interface {
 
 // StorageKindProvider is implemented by storage that serves a version
 // other than the one its objects are stored in (custom resources): the
-// storage version hash in discovery is that of the stored kind.
+// storage version hash in discovery is that of the stored kind. Storage
+// of objects that are not stored at all (componentstatuses) returns an
+// empty kind, and discovery gives no hash.
 type StorageKindProvider interface {
 	StorageKind() schema.GroupVersionKind
 }

@@ -2,18 +2,26 @@
 package rest
 
 import (
+	"context"
 	"net"
 
 	corev1 "k8s.io/api/core/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kapi-dev/kapi/pkg/registry"
+	"github.com/kapi-dev/kapi/pkg/registry/core/componentstatus"
 	"github.com/kapi-dev/kapi/pkg/registry/core/configmap"
 	"github.com/kapi-dev/kapi/pkg/registry/core/endpoints"
 	"github.com/kapi-dev/kapi/pkg/registry/core/event"
+	"github.com/kapi-dev/kapi/pkg/registry/core/limitrange"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
 	"github.com/kapi-dev/kapi/pkg/registry/core/node"
+	"github.com/kapi-dev/kapi/pkg/registry/core/persistentvolume"
+	"github.com/kapi-dev/kapi/pkg/registry/core/persistentvolumeclaim"
 	"github.com/kapi-dev/kapi/pkg/registry/core/pod"
+	"github.com/kapi-dev/kapi/pkg/registry/core/podtemplate"
+	"github.com/kapi-dev/kapi/pkg/registry/core/replicationcontroller"
+	"github.com/kapi-dev/kapi/pkg/registry/core/resourcequota"
 	"github.com/kapi-dev/kapi/pkg/registry/core/secret"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
 	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
@@ -30,6 +38,8 @@ type StorageProvider struct {
 	// ServiceAccountTokens issue the tokens of serviceaccounts/token;
 	// without a signer the subresource is not served.
 	ServiceAccountTokens serviceaccount.TokenConfig
+	// EtcdHealth checks each etcd server, for componentstatuses.
+	EtcdHealth []func(context.Context) error
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -59,6 +69,13 @@ func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(ve
 		if secrets != nil && pods != nil && nodes != nil {
 			v1.Add(serviceaccount.NewStorage(opts, p.ServiceAccountTokens, serviceaccount.BoundObjects{Pods: pods.Pod, Secrets: secrets.Secret, Nodes: nodes.Node}))
 		}
+		v1.Add(persistentvolumeclaim.NewStorage(opts))
+		v1.Add(persistentvolume.NewStorage(opts))
+		v1.Add(resourcequota.NewStorage(opts))
+		v1.Add(limitrange.NewStorage(opts))
+		v1.Add(podtemplate.NewStorage(opts))
+		v1.Add(replicationcontroller.NewStorage(opts))
+		v1.Add(componentstatus.NewStorage(opts, componentstatus.Components(p.EtcdHealth)))
 	}
 	return g.Result()
 }
