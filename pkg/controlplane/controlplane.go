@@ -31,11 +31,14 @@ import (
 	corerest "github.com/kapi-dev/kapi/pkg/registry/core/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
 	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
+	discoveryrest "github.com/kapi-dev/kapi/pkg/registry/discovery/rest"
 	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	noderest "github.com/kapi-dev/kapi/pkg/registry/node/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
 	rbacrest "github.com/kapi-dev/kapi/pkg/registry/rbac/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	schedulingrest "github.com/kapi-dev/kapi/pkg/registry/scheduling/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
 
@@ -90,6 +93,9 @@ func providers(cfg Config) []registry.StorageProvider {
 		coordinationrest.StorageProvider{},
 		authorizationrest.StorageProvider{Authorizer: cfg.Authorizer, RuleResolver: cfg.RuleResolver},
 		rbacrest.StorageProvider{Guard: cfg.RBACEscalation},
+		discoveryrest.StorageProvider{},
+		noderest.StorageProvider{},
+		schedulingrest.StorageProvider{},
 	}
 }
 
