@@ -52,7 +52,10 @@ func ValidateEndpointSliceUpdate(newES, oldES *discoveryv1.EndpointSlice) field.
 	allErrs := core.ValidateObjectMetaUpdate(&newES.ObjectMeta, &oldES.ObjectMeta, field.NewPath("metadata"))
 	allErrs = append(allErrs, validateEndpointSlice(newES)...)
 	allErrs = append(allErrs, validateAddressType(newES.AddressType)...)
-	allErrs = append(allErrs, apivalidation.ValidateImmutableField(newES.AddressType, oldES.AddressType, addressTypePath)...)
+	if newES.AddressType != oldES.AddressType {
+		// The declarative rule of 1.37 does not show the new value.
+		allErrs = append(allErrs, field.Invalid(addressTypePath, nil, "field is immutable"))
+	}
 	return append(allErrs, validateAddressCounts(newES.Endpoints, field.NewPath("endpoints"))...)
 }
 
@@ -210,6 +213,9 @@ func WarningsForEndpointSlice(es *discoveryv1.EndpointSlice, onCreate bool) []st
 	}
 	switch es.Labels[discoveryv1.LabelManagedBy] {
 	case "endpointslice-controller.k8s.io", "endpointslicemirroring-controller.k8s.io":
+		return warnings
+	}
+	if es.AddressType != discoveryv1.AddressTypeIPv4 && es.AddressType != discoveryv1.AddressTypeIPv6 {
 		return warnings
 	}
 	for i := range es.Endpoints {

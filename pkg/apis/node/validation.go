@@ -1,6 +1,8 @@
 package node
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -36,12 +38,24 @@ func validateRuntimeClass(rc *nodev1.RuntimeClass) field.ErrorList {
 }
 
 // ValidateRuntimeClassUpdate validates an update: the whole class again,
-// with a handler that does not change.
+// with a handler that does not change. kube-apiserver 1.37 reports an
+// invalid handler first, a changed one after the other errors, and a
+// missing one last.
 func ValidateRuntimeClassUpdate(newRC, oldRC *nodev1.RuntimeClass) field.ErrorList {
-	allErrs := validateRuntimeClass(newRC)
+	var allErrs field.ErrorList
+	if newRC.Handler != "" {
+		allErrs = append(allErrs, validateHandler(newRC.Handler)...)
+	}
+	allErrs = append(allErrs, validateRuntimeClass(newRC)...)
 	allErrs = append(allErrs, apivalidation.ValidateObjectMetaUpdate(&newRC.ObjectMeta, &oldRC.ObjectMeta, metadataPath)...)
-	allErrs = append(allErrs, validateHandler(newRC.Handler)...)
-	return append(allErrs, apivalidation.ValidateImmutableField(newRC.Handler, oldRC.Handler, handlerPath)...)
+	if newRC.Handler != oldRC.Handler {
+		// The declarative rule does not show the new value.
+		allErrs = append(allErrs, field.Invalid(handlerPath, nil, "field is immutable"))
+	}
+	if newRC.Handler == "" {
+		allErrs = append(allErrs, validateHandler(newRC.Handler)...)
+	}
+	return allErrs
 }
 
 // validateHandler is the declarative rule of the handler: required, and a
@@ -51,7 +65,7 @@ func validateHandler(handler string) field.ErrorList {
 	case handler == "":
 		return field.ErrorList{field.Required(handlerPath, "")}
 	case len(handler) > validation.DNS1123LabelMaxLength:
-		return field.ErrorList{field.Invalid(handlerPath, handler, validation.MaxLenError(validation.DNS1123LabelMaxLength))}
+		return field.ErrorList{field.Invalid(handlerPath, handler, fmt.Sprintf("must be no more than %d bytes", validation.DNS1123LabelMaxLength))}
 	}
 	var allErrs field.ErrorList
 	for _, msg := range validation.IsDNS1123Label(handler) {
