@@ -40,6 +40,11 @@ type Config struct {
 	// AdvertiseAddress is the address in the kubernetes Endpoints and in
 	// discovery; nil means one derived from BindAddress.
 	AdvertiseAddress net.IP
+	// EndpointReconcileInterval is how often this server refreshes its
+	// lease in the kubernetes endpoints and puts back the kubernetes
+	// Service and endpoints if deleted; 0 means kube-apiserver's 10s
+	// (there is no flag, as in kube-apiserver).
+	EndpointReconcileInterval time.Duration
 	// TLSCertFile and TLSPrivateKeyFile, or apiserver.crt/.key in
 	// CertDir, are served instead of kapi's generated certificate.
 	TLSCertFile       string

@@ -32,6 +32,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/certs"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/controlplane/clusterauthenticationtrust"
+	"github.com/kapi-dev/kapi/pkg/controlplane/reconcilers"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/metrics"
 	"github.com/kapi-dev/kapi/pkg/openapi"
@@ -245,6 +246,9 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		Authenticator:         authn.request,
 		APIAudiences:          saTokens.apiAudiences,
 		EtcdHealth:            etcdHealth(c, client),
+		// kube-apiserver's --endpoint-reconciler-type=lease.
+		EndpointLeases:            &reconcilers.EtcdLeases{Client: client, Prefix: c.Etcd.Prefix + "/masterleases/", TTL: reconcilers.DefaultLeaseTTL},
+		EndpointReconcileInterval: c.EndpointReconcileInterval,
 	}, apiextensionsServer, disc)
 	if err != nil {
 		return nil, err

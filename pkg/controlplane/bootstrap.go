@@ -2,7 +2,6 @@ package controlplane
 
 import (
 	"fmt"
-	"net"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,8 +12,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
-	"github.com/kapi-dev/kapi/pkg/registry/generic"
-	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
 
@@ -57,39 +54,6 @@ func systemNamespaceManagedFields() []metav1.ManagedFieldsEntry {
 		FieldsType: "FieldsV1",
 		FieldsV1:   &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/metadata.name":{}}}}`)},
 	}}
-}
-
-// kubernetesEndpointsHook points the default/kubernetes Endpoints at this
-// server, so that in-cluster clients reach it through the Service.
-func kubernetesEndpointsHook(endpoints *generic.Store, address net.IP, securePort int) server.PostStartHookFunc {
-	return func(hctx server.PostStartHookContext) error {
-		if address.IsLoopback() || address.IsUnspecified() {
-			// Endpoints may not point at loopback, and a pod could not
-			// reach it anyway: a host without a routable address gets none.
-			return nil
-		}
-		ctx := request.WithNamespace(hctx.Context, metav1NamespaceDefault)
-		ep := &corev1.Endpoints{
-			ObjectMeta: metav1.ObjectMeta{
-				Name:      "kubernetes",
-				Namespace: metav1NamespaceDefault,
-				// The EndpointSlice of this Service is not mirrored from
-				// these Endpoints, as in kube-apiserver.
-				Labels: map[string]string{"endpointslice.kubernetes.io/skip-mirror": "true"},
-			},
-			Subsets: []corev1.EndpointSubset{{
-				Addresses: []corev1.EndpointAddress{{IP: address.String()}},
-				Ports:     []corev1.EndpointPort{{Name: "https", Port: int32(securePort), Protocol: corev1.ProtocolTCP}},
-			}},
-		}
-		scheme.Scheme.Default(ep)
-		// A PUT creates or replaces: each start points it at itself.
-		_, _, err := endpoints.Update(ctx, ep.Name, rest.DefaultUpdatedObjectInfo(ep), nil, nil, false, &metav1.UpdateOptions{})
-		if err != nil {
-			return fmt.Errorf("updating the kubernetes endpoints: %w", err)
-		}
-		return nil
-	}
 }
 
 // kubernetesServiceHook creates the default/kubernetes Service with the

@@ -12,7 +12,9 @@ import (
 	"slices"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -21,6 +23,8 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	"github.com/kapi-dev/kapi/pkg/controlplane/identitylease"
+	"github.com/kapi-dev/kapi/pkg/controlplane/reconcilers"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/registry"
@@ -32,11 +36,14 @@ import (
 	corerest "github.com/kapi-dev/kapi/pkg/registry/core/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
 	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
+	discoveryrest "github.com/kapi-dev/kapi/pkg/registry/discovery/rest"
 	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	noderest "github.com/kapi-dev/kapi/pkg/registry/node/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
 	rbacrest "github.com/kapi-dev/kapi/pkg/registry/rbac/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	schedulingrest "github.com/kapi-dev/kapi/pkg/registry/scheduling/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
 
@@ -79,6 +86,19 @@ type Config struct {
 	APIAudiences  []string
 	// EtcdHealth checks each etcd server, for componentstatuses.
 	EtcdHealth []func(context.Context) error
+	// EndpointLeases are the leases of the API server replicas the
+	// kubernetes endpoints list (kube-apiserver's
+	// --endpoint-reconciler-type=lease); nil publishes no endpoints.
+	EndpointLeases reconcilers.Leases
+	// EndpointReconcileInterval is how often the lease is refreshed and
+	// the kubernetes Service and endpoints checked; 0 means
+	// DefaultEndpointReconcileInterval.
+	EndpointReconcileInterval time.Duration
+	// Hostname names the identity lease; empty means the host's name.
+	Hostname string
+	// IdentityLeaseGCInterval is how often expired identity leases are
+	// deleted; 0 means identitylease.GCInterval.
+	IdentityLeaseGCInterval time.Duration
 }
 
 // providers declares the built-in groups the kube server serves, each in
@@ -93,6 +113,9 @@ func providers(cfg Config) []registry.StorageProvider {
 		coordinationrest.StorageProvider{},
 		authorizationrest.StorageProvider{Authorizer: cfg.Authorizer, RuleResolver: cfg.RuleResolver},
 		rbacrest.StorageProvider{Guard: cfg.RBACEscalation},
+		discoveryrest.StorageProvider{},
+		noderest.StorageProvider{},
+		schedulingrest.StorageProvider{},
 	}
 }
 
@@ -141,12 +164,59 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		}
 	}
 
-	if core != nil {
-		s.AddPostStartHook("start-system-namespaces-controller", systemNamespacesHook(core.namespaces))
-		s.AddPostStartHook("bootstrap-controller", kubernetesServiceHook(core.services, cfg.SecurePort))
-		s.AddPostStartHook("peer-endpoint-reconciler-controller", kubernetesEndpointsHook(core.endpoints, cfg.PublicAddress, cfg.SecurePort))
+	if err := addBootstrapHooks(s, cfg, core, served); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// addBootstrapHooks registers the controllers that give a cluster the
+// objects kube-apiserver bootstraps, under kube-apiserver's hook names;
+// each needs its resources served.
+func addBootstrapHooks(s *server.GenericAPIServer, cfg Config, core *coreStorage, served []groupVersion) error {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if core != nil {
+		s.AddPostStartHook("start-system-namespaces-controller", systemNamespacesHook(core.namespaces))
+		interval := cfg.EndpointReconcileInterval
+		if interval == 0 {
+			interval = DefaultEndpointReconcileInterval
+		}
+		bc := &bootstrapController{services: core.services, leases: cfg.EndpointLeases, address: cfg.PublicAddress,
+			securePort: cfg.SecurePort, interval: interval, log: log}
+		s.AddPostStartHook("bootstrap-controller", bc.start)
+		s.AddPreShutdownHook("bootstrap-controller", bc.stop)
+	}
+	if isServed(served, schedulingv1.SchemeGroupVersion, "priorityclasses") {
+		s.AddPostStartHook("scheduling/bootstrap-system-priority-classes", systemPriorityClassesHook(log))
+	}
+	if isServed(served, coordinationv1.SchemeGroupVersion, "leases") {
+		host, err := hostname(cfg.Hostname)
+		if err != nil {
+			return fmt.Errorf("host name for the apiserver identity: %w", err)
+		}
+		gc := cfg.IdentityLeaseGCInterval
+		if gc == 0 {
+			gc = identitylease.GCInterval
+		}
+		controller, collector := identityLeaseHooks(host, cfg.PublicAddress, cfg.SecurePort, gc, log)
+		s.AddPostStartHook("start-kube-apiserver-identity-lease-controller", controller)
+		s.AddPostStartHook("start-kube-apiserver-identity-lease-garbage-collector", collector)
+	}
+	return nil
+}
+
+// isServed is whether resource of gv is among the served storage.
+func isServed(served []groupVersion, gv schema.GroupVersion, resource string) bool {
+	for _, g := range served {
+		if g.gv == gv {
+			_, ok := g.storage[resource]
+			return ok
+		}
+	}
+	return false
 }
 
 // buildStorage builds the storage of every group version the runtime

@@ -12,6 +12,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -65,6 +66,9 @@ func builtinKinds() []kind {
 		// flowcontrol.apiserver.k8s.io/v1
 		ordered(newKind(&flowcontrolv1.FlowSchema{}, &flowcontrolv1.FlowSchemaList{}, flowSchemaColumns, cellsOf(printFlowSchema)), flowSchemaOrder),
 		newKind(&flowcontrolv1.PriorityLevelConfiguration{}, &flowcontrolv1.PriorityLevelConfigurationList{}, priorityLevelColumns, cellsOf(printPriorityLevel)),
+
+		// node.k8s.io/v1
+		newKind(&nodev1.RuntimeClass{}, &nodev1.RuntimeClassList{}, runtimeClassColumns, cellsOf(printRuntimeClass)),
 
 		// scheduling.k8s.io/v1, policy/v1
 		newKind(&schedulingv1.PriorityClass{}, &schedulingv1.PriorityClassList{}, priorityClassColumns, cellsOf(printPriorityClass)),

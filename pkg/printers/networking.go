@@ -7,7 +7,6 @@ import (
 	"time"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
-	discoveryv1beta1 "k8s.io/api/discovery/v1beta1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -94,9 +93,9 @@ func printNetworkPolicy(np *networkingv1.NetworkPolicy, now time.Time) []any {
 
 var endpointSliceColumns = []metav1.TableColumnDefinition{
 	nameColumn,
-	column("AddressType", "string", discoveryv1beta1.EndpointSlice{}.SwaggerDoc()["addressType"]),
-	column("Ports", "string", discoveryv1beta1.EndpointSlice{}.SwaggerDoc()["ports"]),
-	column("Endpoints", "string", discoveryv1beta1.EndpointSlice{}.SwaggerDoc()["endpoints"]),
+	column("AddressType", "string", discoveryv1.EndpointSlice{}.SwaggerDoc()["addressType"]),
+	column("Ports", "string", discoveryv1.EndpointSlice{}.SwaggerDoc()["ports"]),
+	column("Endpoints", "string", discoveryv1.EndpointSlice{}.SwaggerDoc()["endpoints"]),
 	ageColumn,
 }
 

@@ -103,6 +103,12 @@ type Options struct {
 	// Audit is the --audit-* configuration (start from
 	// app.NewAuditConfig); nil audits nothing.
 	Audit *app.AuditConfig
+	// AdvertiseAddress is the address of the server in the kubernetes
+	// endpoints (--advertise-address); nil means the host's.
+	AdvertiseAddress net.IP
+	// EndpointReconcileInterval is how often the server refreshes its
+	// lease in the kubernetes endpoints and repairs them; 0 means 10s.
+	EndpointReconcileInterval time.Duration
 }
 
 // config is the typed configuration of a test server.
@@ -141,6 +147,8 @@ func (opts Options) config() *app.Config {
 	if opts.Audit != nil {
 		c.Audit = *opts.Audit
 	}
+	c.AdvertiseAddress = opts.AdvertiseAddress
+	c.EndpointReconcileInterval = opts.EndpointReconcileInterval
 	c.Logger = slog.New(slog.DiscardHandler)
 	if opts.Log != nil {
 		c.Logger = slog.New(slog.NewTextHandler(opts.Log, nil))

@@ -10,9 +10,12 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,8 +25,10 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/apis/discovery"
 	"github.com/kapi-dev/kapi/pkg/apis/events"
 	"github.com/kapi-dev/kapi/pkg/apis/rbac"
+	"github.com/kapi-dev/kapi/pkg/apis/scheduling"
 )
 
 var (
@@ -51,10 +56,15 @@ var adders = []func(*runtime.Scheme) error{
 	networkingv1.AddToScheme,
 	rbacv1.AddToScheme,
 	apiextensionsv1.AddToScheme,
+	discoveryv1.AddToScheme,
+	nodev1.AddToScheme,
+	schedulingv1.AddToScheme,
 	core.AddDefaults,
 	apps.AddDefaults,
 	events.AddConversions,
 	rbac.AddDefaults,
+	discovery.AddDefaults,
+	scheduling.AddDefaults,
 }
 
 func init() {

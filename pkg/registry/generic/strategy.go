@@ -3,6 +3,8 @@ package generic
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -48,7 +50,15 @@ type ValidatingStrategy[T runtime.Object] struct {
 
 func (ValidatingStrategy[T]) PrepareForCreate(context.Context, runtime.Object) {}
 
-func (ValidatingStrategy[T]) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
+// PrepareForUpdate keeps the generation of the stored object: as in
+// kube-apiserver, no request sets it.
+func (ValidatingStrategy[T]) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	m, err1 := meta.Accessor(obj)
+	om, err2 := meta.Accessor(old)
+	if err1 == nil && err2 == nil {
+		m.SetGeneration(om.GetGeneration())
+	}
+}
 
 func (s ValidatingStrategy[T]) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	return s.ValidateFunc(obj.(T))

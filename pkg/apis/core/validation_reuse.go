@@ -1,0 +1,49 @@
+package core
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// The checks of core/v1 fields that other groups embed or repeat, exported
+// for their validation: EndpointSlices (discovery.k8s.io), RuntimeClasses
+// (node.k8s.io) and PriorityClasses (scheduling.k8s.io) use them with
+// kube-apiserver's messages.
+
+// ValidateDNS1123Label checks that value is an RFC 1123 label.
+func ValidateDNS1123Label(value string, fldPath *field.Path) field.ErrorList {
+	return validateDNS1123Label(value, fldPath)
+}
+
+// ValidateQualifiedName checks that value is a qualified name
+// ("prefix/name" or "name").
+func ValidateQualifiedName(value string, fldPath *field.Path) field.ErrorList {
+	return validateQualifiedName(value, fldPath)
+}
+
+// ValidateEndpointIP refuses addresses an endpoint may not have:
+// unparseable, unspecified, loopback and link-local ones.
+func ValidateEndpointIP(address string, fldPath *field.Path) field.ErrorList {
+	return validateNonSpecialIP(address, fldPath)
+}
+
+// ValidateNodeName checks a reference to a Node by name.
+func ValidateNodeName(name string, fldPath *field.Path) field.ErrorList {
+	return validateDNS1123Subdomain(name, fldPath)
+}
+
+// ValidateTolerations validates tolerations as a pod's.
+func ValidateTolerations(tolerations []v1.Toleration, fldPath *field.Path) field.ErrorList {
+	return validateTolerations(tolerations, fldPath)
+}
+
+// ValidateResourceLimits validates a list of resources as the limits of a
+// container (a RuntimeClass's pod overhead is validated so).
+func ValidateResourceLimits(limits v1.ResourceList, fldPath *field.Path) field.ErrorList {
+	return validateResourceRequirements(&v1.ResourceRequirements{Limits: limits}, nil, fldPath)
+}
+
+// ValidatePreemptionPolicy accepts PreemptLowerPriority and Never.
+func ValidatePreemptionPolicy(policy v1.PreemptionPolicy, fldPath *field.Path) field.ErrorList {
+	return validatePreemptionPolicy(policy, fldPath)
+}

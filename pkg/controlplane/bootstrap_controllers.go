@@ -1,0 +1,209 @@
+package controlplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kapi-dev/kapi/pkg/apis/scheduling"
+	"github.com/kapi-dev/kapi/pkg/controlplane/identitylease"
+	"github.com/kapi-dev/kapi/pkg/controlplane/reconcilers"
+	"github.com/kapi-dev/kapi/pkg/registry/core/service"
+	"github.com/kapi-dev/kapi/pkg/server"
+)
+
+// The controllers of the control plane's bootstrap, each registered as
+// the post-start hook kube-apiserver has for it. They write through the
+// loopback client as "kube-apiserver", so that the objects carry the
+// managedFields kube-apiserver's own objects carry.
+
+// DefaultEndpointReconcileInterval is how often the bootstrap controller
+// refreshes this server's lease and the kubernetes endpoints, and puts
+// back the kubernetes Service if it was deleted, as kube-apiserver does.
+const DefaultEndpointReconcileInterval = 10 * time.Second
+
+// kubeAPIServerClient is the loopback client the bootstrap controllers
+// write with; its user agent makes "kube-apiserver" their field manager.
+func kubeAPIServerClient(hctx server.PostStartHookContext) (kubernetes.Interface, error) {
+	cfg := hctx.Loopback.RESTConfig()
+	cfg.UserAgent = "kube-apiserver"
+	// The Endpoints it must write are deprecated: nobody to warn.
+	cfg.WarningHandler = rest.NoWarnings{}
+	return kubernetes.NewForConfig(cfg)
+}
+
+// bootstrapController keeps the default/kubernetes Service and its
+// endpoints: the Service is created if it is missing, and the Endpoints
+// and EndpointSlice list every replica holding a lease (see package
+// reconcilers), at start-up and every interval. When the server shuts
+// down it gives up its lease and removes itself from the endpoints.
+type bootstrapController struct {
+	services   *service.REST
+	leases     reconcilers.Leases
+	address    net.IP
+	securePort int
+	interval   time.Duration
+	log        *slog.Logger
+
+	reconciler *reconcilers.EndpointReconciler
+	cancel     context.CancelFunc
+	done       chan struct{}
+}
+
+func (c *bootstrapController) ports() []corev1.EndpointPort {
+	return []corev1.EndpointPort{{Name: "https", Port: int32(c.securePort), Protocol: corev1.ProtocolTCP}}
+}
+
+// reconcilesEndpoints is whether this server has endpoints to publish:
+// endpoints may not be loopback or unspecified addresses, which a pod
+// could not reach anyway, and without leases there is no one to list.
+func (c *bootstrapController) reconcilesEndpoints() bool {
+	return c.leases != nil && c.address != nil && !c.address.IsLoopback() && !c.address.IsUnspecified()
+}
+
+// start is the post-start hook: the first round is done before the server
+// reports ready, the others in the background.
+func (c *bootstrapController) start(hctx server.PostStartHookContext) error {
+	if err := kubernetesServiceHook(c.services, c.securePort)(hctx); err != nil {
+		return err
+	}
+	if !c.reconcilesEndpoints() {
+		return nil
+	}
+	client, err := kubeAPIServerClient(hctx)
+	if err != nil {
+		return err
+	}
+	c.reconciler = &reconcilers.EndpointReconciler{Client: client, Leases: c.leases, Service: "kubernetes"}
+	if err := c.reconciler.Reconcile(hctx, c.address, c.ports()); err != nil {
+		c.log.Error("Unable to reconcile the kubernetes endpoints", "err", err)
+	}
+	ctx, cancel := context.WithCancel(hctx.Context)
+	c.cancel, c.done = cancel, make(chan struct{})
+	go func() {
+		defer close(c.done)
+		t := time.NewTicker(c.interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			// A deleted Service comes back, as in kube-apiserver.
+			if err := kubernetesServiceHook(c.services, c.securePort)(server.PostStartHookContext{Context: ctx, Loopback: hctx.Loopback}); err != nil && ctx.Err() == nil {
+				c.log.Error("Unable to create the kubernetes service", "err", err)
+			}
+			if err := c.reconciler.Reconcile(ctx, c.address, c.ports()); err != nil && ctx.Err() == nil {
+				c.log.Error("Unable to reconcile the kubernetes endpoints", "err", err)
+			}
+		}
+	}()
+	return nil
+}
+
+// stop is the pre-shutdown hook: no more rounds, and this server leaves
+// the endpoints while it still serves.
+func (c *bootstrapController) stop() error {
+	if c.reconciler == nil {
+		return nil
+	}
+	if c.cancel != nil {
+		c.cancel()
+		<-c.done
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.reconciler.Remove(ctx, c.address, c.ports()); err != nil {
+		return fmt.Errorf("removing this server from the kubernetes endpoints: %w", err)
+	}
+	return nil
+}
+
+// systemPriorityClassesHook creates the system PriorityClasses that do not
+// exist, retrying for up to 30 seconds as kube-apiserver does. They cannot
+// be deleted one by one, so they are not watched after.
+func systemPriorityClassesHook(log *slog.Logger) server.PostStartHookFunc {
+	return func(hctx server.PostStartHookContext) error {
+		client, err := kubeAPIServerClient(hctx)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(hctx.Context, 30*time.Second)
+		defer cancel()
+		for {
+			err := createSystemPriorityClasses(ctx, client)
+			if err == nil {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("unable to add the system priority classes: %w", errors.Join(err, ctx.Err()))
+			case <-time.After(time.Second):
+				log.Info("Retrying the creation of the system priority classes", "err", err)
+			}
+		}
+	}
+}
+
+func createSystemPriorityClasses(ctx context.Context, client kubernetes.Interface) error {
+	pcs := client.SchedulingV1().PriorityClasses()
+	for _, pc := range scheduling.SystemPriorityClasses() {
+		_, err := pcs.Get(ctx, pc.Name, metav1.GetOptions{})
+		if err == nil {
+			continue
+		}
+		if !apierrors.IsNotFound(err) {
+			return err
+		}
+		if _, err := pcs.Create(ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// identityLeaseHooks are the identity lease controller and its garbage
+// collector: post-start hooks that start them in the background.
+func identityLeaseHooks(host string, address net.IP, securePort int, gcInterval time.Duration, log *slog.Logger) (controller, collector server.PostStartHookFunc) {
+	controller = func(hctx server.PostStartHookContext) error {
+		client, err := kubeAPIServerClient(hctx)
+		if err != nil {
+			return err
+		}
+		peer := ""
+		if address != nil {
+			peer = net.JoinHostPort(address.String(), strconv.Itoa(securePort))
+		}
+		go identitylease.NewController(client, host, peer, log).Run(hctx.Context)
+		return nil
+	}
+	collector = func(hctx server.PostStartHookContext) error {
+		client, err := kubeAPIServerClient(hctx)
+		if err != nil {
+			return err
+		}
+		go identitylease.RunCollector(hctx.Context, client, gcInterval, log)
+		return nil
+	}
+	return controller, collector
+}
+
+// hostname is the host name the identity lease is named after.
+func hostname(configured string) (string, error) {
+	if configured != "" {
+		return configured, nil
+	}
+	return os.Hostname()
+}
