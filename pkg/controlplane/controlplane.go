@@ -36,6 +36,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
 	rbacrest "github.com/kapi-dev/kapi/pkg/registry/rbac/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	storagerest "github.com/kapi-dev/kapi/pkg/registry/storage/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
 
@@ -90,6 +91,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		coordinationrest.StorageProvider{},
 		authorizationrest.StorageProvider{Authorizer: cfg.Authorizer, RuleResolver: cfg.RuleResolver},
 		rbacrest.StorageProvider{Guard: cfg.RBACEscalation},
+		storagerest.StorageProvider{},
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,6 +25,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/apis/events"
 	"github.com/kapi-dev/kapi/pkg/apis/rbac"
+	"github.com/kapi-dev/kapi/pkg/apis/storage"
 )
 
 var (
@@ -51,10 +53,12 @@ var adders = []func(*runtime.Scheme) error{
 	networkingv1.AddToScheme,
 	rbacv1.AddToScheme,
 	apiextensionsv1.AddToScheme,
+	storagev1.AddToScheme,
 	core.AddDefaults,
 	apps.AddDefaults,
 	events.AddConversions,
 	rbac.AddDefaults,
+	storage.AddDefaults,
 }
 
 func init() {
