@@ -72,7 +72,7 @@ func ValidateStorageClassUpdate(sc, old *storagev1.StorageClass) field.ErrorList
 	if !apiequality.Semantic.DeepEqual(sc.VolumeBindingMode, old.VolumeBindingMode) {
 		allErrs = append(allErrs, immutable(field.NewPath("volumeBindingMode")))
 	}
-	return allErrs
+	return uniqueErrors(allErrs)
 }
 
 // storageClassErrors are the hand-written rules of a storage class.
@@ -206,7 +206,7 @@ func ValidateVolumeAttributesClassUpdate(vac, old *storagev1.VolumeAttributesCla
 	if !apiequality.Semantic.DeepEqual(vac.Parameters, old.Parameters) {
 		allErrs = append(allErrs, field.Forbidden(field.NewPath("parameters"), "updates to parameters are forbidden."))
 	}
-	return append(allErrs, ValidateVolumeAttributesClass(vac)...)
+	return uniqueErrors(append(allErrs, ValidateVolumeAttributesClass(vac)...))
 }
 
 // ---- CSIDriver -------------------------------------------------------------
@@ -258,6 +258,10 @@ func validateCSIDriverSpec(spec *storagev1.CSIDriverSpec, fldPath *field.Path) f
 	}
 	if p := spec.NodeAllocatableUpdatePeriodSeconds; p != nil && *p < 10 {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeAllocatableUpdatePeriodSeconds"), *p, "must be greater than or equal to 10 seconds"))
+	}
+	// Tokens can only be handed over in secrets if there are tokens.
+	if s := spec.ServiceAccountTokenInSecrets; s != nil && len(spec.TokenRequests) == 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("serviceAccountTokenInSecrets"), *s, "serviceAccountTokenInSecrets is set but no tokenRequests are specified"))
 	}
 	return allErrs
 }
@@ -314,7 +318,7 @@ func ValidateCSINodeUpdate(n, old *storagev1.CSINode) field.ErrorList {
 			}
 		}
 	}
-	return allErrs
+	return uniqueErrors(allErrs)
 }
 
 // ValidateCSINodeStatusUpdate validates a write of a CSINode's status.
@@ -428,7 +432,7 @@ func ValidateCSIStorageCapacityUpdate(c, old *storagev1.CSIStorageCapacity) fiel
 	if c.StorageClassName != old.StorageClassName {
 		allErrs = append(allErrs, field.Invalid(field.NewPath("storageClassName"), c.StorageClassName, "field is immutable"))
 	}
-	return allErrs
+	return uniqueErrors(allErrs)
 }
 
 // ---- VolumeAttachment ------------------------------------------------------
@@ -470,7 +474,7 @@ func ValidateVolumeAttachmentUpdate(va, old *storagev1.VolumeAttachment) field.E
 	if !apiequality.Semantic.DeepEqual(va.Spec, old.Spec) {
 		allErrs = append(allErrs, immutable(specPath))
 	}
-	return allErrs
+	return uniqueErrors(allErrs)
 }
 
 func validatePersistentVolumeName(name *string) field.ErrorList {
@@ -609,4 +613,19 @@ func validateNonnegativeQuantity(q resource.Quantity, fldPath *field.Path) field
 		return field.ErrorList{field.Invalid(fldPath, q.String(), apivalidation.IsNegativeErrorMsg)}
 	}
 	return nil
+}
+
+// uniqueErrors drops repeated errors, keeping the first of each. An
+// update is validated as a new object and as a change, and both check
+// the metadata; kube-apiserver reports each error once.
+func uniqueErrors(errs field.ErrorList) field.ErrorList {
+	seen := sets.New[string]()
+	out := errs[:0:0]
+	for _, e := range errs {
+		if key := e.Error(); !seen.Has(key) {
+			seen.Insert(key)
+			out = append(out, e)
+		}
+	}
+	return out
 }
