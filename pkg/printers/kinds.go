@@ -86,5 +86,7 @@ func builtinKinds() []kind {
 		newKind(&admissionregistrationv1.MutatingWebhookConfiguration{}, &admissionregistrationv1.MutatingWebhookConfigurationList{}, webhookConfigurationColumns, cellsOf(printMutatingWebhookConfiguration)),
 		newKind(&admissionregistrationv1.ValidatingWebhookConfiguration{}, &admissionregistrationv1.ValidatingWebhookConfigurationList{}, webhookConfigurationColumns, cellsOf(printValidatingWebhookConfiguration)),
 		newKind(&certificatesv1.CertificateSigningRequest{}, &certificatesv1.CertificateSigningRequestList{}, certificateSigningRequestColumns, cellsOf(printCertificateSigningRequest)),
+		newKind(&certificatesv1.ClusterTrustBundle{}, &certificatesv1.ClusterTrustBundleList{}, clusterTrustBundleColumns, cellsOf(printClusterTrustBundle)),
+		newKind(&certificatesv1.PodCertificateRequest{}, &certificatesv1.PodCertificateRequestList{}, podCertificateRequestColumns, cellsOf(printPodCertificateRequest)),
 	}
 }
