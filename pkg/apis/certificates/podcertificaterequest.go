@@ -148,7 +148,37 @@ func validateUserAnnotations(annotations map[string]string, fldPath *field.Path)
 // resource: only the metadata may change.
 func ValidatePodCertificateRequestUpdate(r, old *certificatesv1.PodCertificateRequest) field.ErrorList {
 	allErrs := core.ValidateObjectMetaUpdate(&r.ObjectMeta, &old.ObjectMeta, metadataPath)
-	return append(allErrs, apivalidation.ValidateImmutableField(r.Spec, old.Spec, specPath)...)
+	if !apiequality.Semantic.DeepEqual(r.Spec, old.Spec) {
+		allErrs = append(allErrs, field.Invalid(specPath, internalSpec(&r.Spec), "field is immutable"))
+	}
+	return allErrs
+}
+
+// internalPodCertificateRequestSpec mirrors kube-apiserver's internal
+// type, which has no JSON tags and still has v1beta1's key fields: the
+// immutable-spec error prints the spec with Go field names.
+type internalPodCertificateRequestSpec struct {
+	SignerName                string
+	PodName                   string
+	PodUID                    string
+	ServiceAccountName        string
+	ServiceAccountUID         string
+	NodeName                  string
+	NodeUID                   string
+	MaxExpirationSeconds      *int32
+	PKIXPublicKey             []byte
+	ProofOfPossession         []byte
+	StubPKCS10Request         []byte
+	UnverifiedUserAnnotations map[string]string
+}
+
+func internalSpec(s *certificatesv1.PodCertificateRequestSpec) internalPodCertificateRequestSpec {
+	return internalPodCertificateRequestSpec{
+		SignerName: s.SignerName, PodName: s.PodName, PodUID: string(s.PodUID),
+		ServiceAccountName: s.ServiceAccountName, ServiceAccountUID: string(s.ServiceAccountUID),
+		NodeName: string(s.NodeName), NodeUID: string(s.NodeUID), MaxExpirationSeconds: s.MaxExpirationSeconds,
+		StubPKCS10Request: s.StubPKCS10Request, UnverifiedUserAnnotations: s.UnverifiedUserAnnotations,
+	}
 }
 
 // ValidatePodCertificateRequestStatusUpdate validates a write of the
