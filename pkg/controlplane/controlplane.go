@@ -31,6 +31,7 @@ import (
 	appsrest "github.com/kapi-dev/kapi/pkg/registry/apps/rest"
 	authenticationrest "github.com/kapi-dev/kapi/pkg/registry/authentication/rest"
 	authorizationrest "github.com/kapi-dev/kapi/pkg/registry/authorization/rest"
+	certificatesrest "github.com/kapi-dev/kapi/pkg/registry/certificates/rest"
 	coordinationrest "github.com/kapi-dev/kapi/pkg/registry/coordination/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
 	corerest "github.com/kapi-dev/kapi/pkg/registry/core/rest"
@@ -44,6 +45,7 @@ import (
 	rbacrest "github.com/kapi-dev/kapi/pkg/registry/rbac/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	schedulingrest "github.com/kapi-dev/kapi/pkg/registry/scheduling/rest"
+	storagerest "github.com/kapi-dev/kapi/pkg/registry/storage/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
 
@@ -116,6 +118,8 @@ func providers(cfg Config) []registry.StorageProvider {
 		discoveryrest.StorageProvider{},
 		noderest.StorageProvider{},
 		schedulingrest.StorageProvider{},
+		storagerest.StorageProvider{},
+		certificatesrest.StorageProvider{},
 	}
 }
 

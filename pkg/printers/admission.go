@@ -1,6 +1,8 @@
 package printers
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -86,4 +88,45 @@ func csrCondition(csr *certificatesv1.CertificateSigningRequest) string {
 		status += ",Issued"
 	}
 	return status
+}
+
+var clusterTrustBundleColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	column("SignerName", "string", certificatesv1.ClusterTrustBundleSpec{}.SwaggerDoc()["signerName"]),
+}
+
+// printClusterTrustBundle has no Age column, as kube-apiserver's.
+func printClusterTrustBundle(b *certificatesv1.ClusterTrustBundle, _ time.Time) []any {
+	return []any{b.Name, b.Spec.SignerName}
+}
+
+var pcrSpecDoc = certificatesv1.PodCertificateRequestSpec{}.SwaggerDoc()
+
+var podCertificateRequestColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	column("PodName", "string", pcrSpecDoc["podName"]),
+	column("ServiceAccountName", "string", pcrSpecDoc["serviceAccountName"]),
+	column("NodeName", "string", pcrSpecDoc["nodeName"]),
+	column("SignerName", "string", pcrSpecDoc["signerName"]),
+	column("State", "string", "Is the request Pending, Issued, Denied, or Failed?"),
+	column("UnverifiedUserAnnotations", "string", pcrSpecDoc["unverifiedUserAnnotations"]),
+}
+
+// printPodCertificateRequest shows the request's state (the last terminal
+// condition, else Pending) and its user annotations as sorted key=value
+// pairs; it has no Age column, as kube-apiserver's.
+func printPodCertificateRequest(r *certificatesv1.PodCertificateRequest, _ time.Time) []any {
+	state := "Pending"
+	for _, c := range r.Status.Conditions {
+		switch c.Type {
+		case certificatesv1.PodCertificateRequestConditionTypeIssued, certificatesv1.PodCertificateRequestConditionTypeDenied, certificatesv1.PodCertificateRequestConditionTypeFailed:
+			state = c.Type
+		}
+	}
+	pairs := make([]string, 0, len(r.Spec.UnverifiedUserAnnotations))
+	for k, v := range r.Spec.UnverifiedUserAnnotations {
+		pairs = append(pairs, k+"="+v)
+	}
+	slices.Sort(pairs)
+	return []any{r.Name, r.Spec.PodName, r.Spec.ServiceAccountName, string(r.Spec.NodeName), r.Spec.SignerName, state, orNone(strings.Join(pairs, ","))}
 }

@@ -82,10 +82,16 @@ func builtinKinds() []kind {
 
 		// storage.k8s.io/v1
 		newKind(&storagev1.StorageClass{}, &storagev1.StorageClassList{}, storageClassColumns, cellsOf(printStorageClass)),
+		newKind(&storagev1.CSIDriver{}, &storagev1.CSIDriverList{}, csiDriverColumns, cellsOf(printCSIDriver)),
+		newKind(&storagev1.CSINode{}, &storagev1.CSINodeList{}, csiNodeColumns, cellsOf(printCSINode)),
+		newKind(&storagev1.VolumeAttachment{}, &storagev1.VolumeAttachmentList{}, volumeAttachmentColumns, cellsOf(printVolumeAttachment)),
+		newKind(&storagev1.VolumeAttributesClass{}, &storagev1.VolumeAttributesClassList{}, volumeAttributesClassColumns, cellsOf(printVolumeAttributesClass)),
 
 		// admissionregistration.k8s.io/v1, certificates.k8s.io/v1
 		newKind(&admissionregistrationv1.MutatingWebhookConfiguration{}, &admissionregistrationv1.MutatingWebhookConfigurationList{}, webhookConfigurationColumns, cellsOf(printMutatingWebhookConfiguration)),
 		newKind(&admissionregistrationv1.ValidatingWebhookConfiguration{}, &admissionregistrationv1.ValidatingWebhookConfigurationList{}, webhookConfigurationColumns, cellsOf(printValidatingWebhookConfiguration)),
 		newKind(&certificatesv1.CertificateSigningRequest{}, &certificatesv1.CertificateSigningRequestList{}, certificateSigningRequestColumns, cellsOf(printCertificateSigningRequest)),
+		newKind(&certificatesv1.ClusterTrustBundle{}, &certificatesv1.ClusterTrustBundleList{}, clusterTrustBundleColumns, cellsOf(printClusterTrustBundle)),
+		newKind(&certificatesv1.PodCertificateRequest{}, &certificatesv1.PodCertificateRequestList{}, podCertificateRequestColumns, cellsOf(printPodCertificateRequest)),
 	}
 }

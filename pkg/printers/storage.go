@@ -177,3 +177,98 @@ func orUnsetPtr(s *string) string {
 	}
 	return *s
 }
+
+// The printers of the CSI kinds of storage.k8s.io/v1: CSIDrivers,
+// CSINodes, VolumeAttachments and VolumeAttributesClasses
+// (CSIStorageCapacities have kube-apiserver's default columns).
+
+var csiDriverSpecDoc = storagev1.CSIDriverSpec{}.SwaggerDoc()
+
+var csiDriverColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	column("AttachRequired", "boolean", csiDriverSpecDoc["attachRequired"]),
+	column("PodInfoOnMount", "boolean", csiDriverSpecDoc["podInfoOnMount"]),
+	column("StorageCapacity", "boolean", csiDriverSpecDoc["storageCapacity"]),
+	column("TokenRequests", "string", csiDriverSpecDoc["tokenRequests"]),
+	column("RequiresRepublish", "boolean", csiDriverSpecDoc["requiresRepublish"]),
+	column("Modes", "string", csiDriverSpecDoc["volumeLifecycleModes"]),
+	ageColumn,
+}
+
+// printCSIDriver shows unset booleans as their defaults, the audiences of
+// the token requests (<unset> when there is no list) and the lifecycle
+// modes (<none> when there is none).
+func printCSIDriver(d *storagev1.CSIDriver, now time.Time) []any {
+	boolOr := func(p *bool, def bool) bool {
+		if p == nil {
+			return def
+		}
+		return *p
+	}
+	tokenRequests := "<unset>"
+	if d.Spec.TokenRequests != nil {
+		audiences := make([]string, 0, len(d.Spec.TokenRequests))
+		for _, r := range d.Spec.TokenRequests {
+			audiences = append(audiences, r.Audience)
+		}
+		tokenRequests = strings.Join(audiences, ",")
+	}
+	modes := make([]string, 0, len(d.Spec.VolumeLifecycleModes))
+	for _, m := range d.Spec.VolumeLifecycleModes {
+		modes = append(modes, string(m))
+	}
+	return []any{
+		d.Name,
+		boolOr(d.Spec.AttachRequired, true),
+		boolOr(d.Spec.PodInfoOnMount, false),
+		boolOr(d.Spec.StorageCapacity, false),
+		tokenRequests,
+		boolOr(d.Spec.RequiresRepublish, false),
+		orNone(strings.Join(modes, ",")),
+		since(d.CreationTimestamp, now),
+	}
+}
+
+var csiNodeColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	column("Drivers", "integer", "Drivers indicates the number of CSI drivers registered on the node"),
+	ageColumn,
+}
+
+func printCSINode(n *storagev1.CSINode, now time.Time) []any {
+	return []any{n.Name, int64(len(n.Spec.Drivers)), since(n.CreationTimestamp, now)}
+}
+
+var (
+	volumeAttachmentSpecDoc   = storagev1.VolumeAttachmentSpec{}.SwaggerDoc()
+	volumeAttachmentSourceDoc = storagev1.VolumeAttachmentSource{}.SwaggerDoc()
+	volumeAttachmentStatusDoc = storagev1.VolumeAttachmentStatus{}.SwaggerDoc()
+)
+
+var volumeAttachmentColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	{Name: "Attacher", Type: "string", Format: "name", Description: volumeAttachmentSpecDoc["attacher"]},
+	column("PV", "string", volumeAttachmentSourceDoc["persistentVolumeName"]),
+	column("Node", "string", volumeAttachmentSpecDoc["nodeName"]),
+	column("Attached", "boolean", volumeAttachmentStatusDoc["attached"]),
+	ageColumn,
+}
+
+// printVolumeAttachment leaves the PV empty for an inline volume.
+func printVolumeAttachment(va *storagev1.VolumeAttachment, now time.Time) []any {
+	var pv string
+	if va.Spec.Source.PersistentVolumeName != nil {
+		pv = *va.Spec.Source.PersistentVolumeName
+	}
+	return []any{va.Name, va.Spec.Attacher, pv, va.Spec.NodeName, va.Status.Attached, since(va.CreationTimestamp, now)}
+}
+
+var volumeAttributesClassColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	column("DriverName", "string", storagev1.VolumeAttributesClass{}.SwaggerDoc()["driverName"]),
+	ageColumn,
+}
+
+func printVolumeAttributesClass(c *storagev1.VolumeAttributesClass, now time.Time) []any {
+	return []any{c.Name, c.DriverName, since(c.CreationTimestamp, now)}
+}

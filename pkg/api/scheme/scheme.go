@@ -8,6 +8,8 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	certificatesv1beta1 "k8s.io/api/certificates/v1beta1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -16,6 +18,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,11 +27,13 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
+	"github.com/kapi-dev/kapi/pkg/apis/certificates"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/apis/discovery"
 	"github.com/kapi-dev/kapi/pkg/apis/events"
 	"github.com/kapi-dev/kapi/pkg/apis/rbac"
 	"github.com/kapi-dev/kapi/pkg/apis/scheduling"
+	"github.com/kapi-dev/kapi/pkg/apis/storage"
 )
 
 var (
@@ -59,12 +64,17 @@ var adders = []func(*runtime.Scheme) error{
 	discoveryv1.AddToScheme,
 	nodev1.AddToScheme,
 	schedulingv1.AddToScheme,
+	storagev1.AddToScheme,
+	certificatesv1.AddToScheme,
+	certificatesv1beta1.AddToScheme, // the storage version of clustertrustbundles and podcertificaterequests
 	core.AddDefaults,
 	apps.AddDefaults,
 	events.AddConversions,
 	rbac.AddDefaults,
 	discovery.AddDefaults,
 	scheduling.AddDefaults,
+	storage.AddDefaults,
+	certificates.AddDefaults,
 }
 
 func init() {

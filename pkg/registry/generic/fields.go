@@ -81,7 +81,7 @@ func (s *Store) fieldSelectorRule() ([]string, func(field string) error) {
 	if unknown == nil {
 		unknown = func(field string) error { return fmt.Errorf("field label not supported: %s", field) }
 	}
-	return selectableFields(s.NamespaceScoped(), s.SelectableFields), unknown
+	return selectableFields(s.NamespaceScoped() && !s.NamespaceNotSelectable, s.SelectableFields), unknown
 }
 
 // validateFieldSelector rejects a selector on a field the resource cannot

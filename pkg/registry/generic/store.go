@@ -58,6 +58,10 @@ type Store struct {
 	// that is not selectable, in place of kube-apiserver's for built-in
 	// resources (see fieldSelectorRule).
 	UnknownFieldSelector func(field string) error
+	// NamespaceNotSelectable refuses metadata.namespace in a field
+	// selector of a namespaced resource with fields of its own, as
+	// kube-apiserver does for podcertificaterequests.
+	NamespaceNotSelectable bool
 	// IndexedFields are selectable fields that clients commonly pin to one
 	// value (the pods' spec.nodeName): the watch cache indexes them.
 	IndexedFields []string

@@ -28,7 +28,7 @@ type Factory struct {
 
 // NewStorage returns the storage of one resource, encoding in hub.
 func (f *Factory) NewStorage(resource schema.GroupResource, hub schema.GroupVersion, newFunc, newListFunc func() runtime.Object) (storage.Interface, error) {
-	return etcd3.NewWithTransformer(f.Client, ProtobufCodec(hub), newFunc, newListFunc, f.Prefix, resource, f.transformer(resource)), nil
+	return etcd3.NewWithTransformer(f.Client, storageCodec(hub, newFunc()), newFunc, newListFunc, f.Prefix, resource, f.transformer(resource)), nil
 }
 
 // NewStorageWithCodec returns the storage of a resource whose values codec
@@ -42,6 +42,20 @@ func (f *Factory) transformer(resource schema.GroupResource) value.Transformer {
 		return nil
 	}
 	return f.Transformers.TransformerFor(resource.Group, resource.Resource)
+}
+
+// storageCodec encodes objects as protobuf in version hub and decodes them
+// into the version of obj's kind. The two are the same for most
+// resources; a resource that kube-apiserver stores in another version
+// than the one it serves (certificates.k8s.io/v1 clustertrustbundles,
+// stored as v1beta1) converts between them through the scheme.
+func storageCodec(hub schema.GroupVersion, obj runtime.Object) runtime.Codec {
+	decode := hub
+	if gvks, _, err := scheme.Scheme.ObjectKinds(obj); err == nil && len(gvks) > 0 {
+		decode = gvks[0].GroupVersion()
+	}
+	pb := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
+	return scheme.Codecs.CodecForVersions(pb, pb, hub, decode)
 }
 
 // ProtobufCodec encodes objects as protobuf in version gv and decodes
