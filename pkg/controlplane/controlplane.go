@@ -26,6 +26,7 @@ import (
 	appsrest "github.com/kapi-dev/kapi/pkg/registry/apps/rest"
 	authenticationrest "github.com/kapi-dev/kapi/pkg/registry/authentication/rest"
 	authorizationrest "github.com/kapi-dev/kapi/pkg/registry/authorization/rest"
+	batchrest "github.com/kapi-dev/kapi/pkg/registry/batch/rest"
 	coordinationrest "github.com/kapi-dev/kapi/pkg/registry/coordination/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
 	corerest "github.com/kapi-dev/kapi/pkg/registry/core/rest"
@@ -90,6 +91,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		coordinationrest.StorageProvider{},
 		authorizationrest.StorageProvider{Authorizer: cfg.Authorizer, RuleResolver: cfg.RuleResolver},
 		rbacrest.StorageProvider{Guard: cfg.RBACEscalation},
+		batchrest.StorageProvider{},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -21,6 +22,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
+	"github.com/kapi-dev/kapi/pkg/apis/batch"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/apis/events"
 	"github.com/kapi-dev/kapi/pkg/apis/rbac"
@@ -51,10 +53,12 @@ var adders = []func(*runtime.Scheme) error{
 	networkingv1.AddToScheme,
 	rbacv1.AddToScheme,
 	apiextensionsv1.AddToScheme,
+	batchv1.AddToScheme,
 	core.AddDefaults,
 	apps.AddDefaults,
 	events.AddConversions,
 	rbac.AddDefaults,
+	batch.AddDefaults,
 }
 
 func init() {
