@@ -182,6 +182,11 @@ func (s *Store) markForDeletion(ctx context.Context, key, name string, existing 
 				ts = metav1.NewTime(now.Add(secondsDuration(*gracePeriod)))
 			}
 			m.SetDeletionTimestamp(&ts)
+			// Controllers behave differently once an object is being
+			// deleted: kube-apiserver counts it as a change of the spec.
+			if g := m.GetGeneration(); g > 0 {
+				m.SetGeneration(g + 1)
+			}
 		}
 		var zero int64
 		if graceful {

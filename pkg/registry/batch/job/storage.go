@@ -183,6 +183,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		SingularQualifiedResource: batchv1.Resource("job"),
 		KeyPrefix:                 "/jobs",
 		FieldsFunc:                selectableFields,
+		UnknownFieldSelector:      func(f string) error { return fmt.Errorf("field label %q not supported for Job", f) },
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
