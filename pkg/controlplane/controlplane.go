@@ -26,6 +26,7 @@ import (
 	appsrest "github.com/kapi-dev/kapi/pkg/registry/apps/rest"
 	authenticationrest "github.com/kapi-dev/kapi/pkg/registry/authentication/rest"
 	authorizationrest "github.com/kapi-dev/kapi/pkg/registry/authorization/rest"
+	autoscalingrest "github.com/kapi-dev/kapi/pkg/registry/autoscaling/rest"
 	batchrest "github.com/kapi-dev/kapi/pkg/registry/batch/rest"
 	coordinationrest "github.com/kapi-dev/kapi/pkg/registry/coordination/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
@@ -92,6 +93,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		authorizationrest.StorageProvider{Authorizer: cfg.Authorizer, RuleResolver: cfg.RuleResolver},
 		rbacrest.StorageProvider{Guard: cfg.RBACEscalation},
 		batchrest.StorageProvider{},
+		autoscalingrest.StorageProvider{},
 	}
 }
 

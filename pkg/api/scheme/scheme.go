@@ -8,6 +8,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +23,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
+	"github.com/kapi-dev/kapi/pkg/apis/autoscaling"
 	"github.com/kapi-dev/kapi/pkg/apis/batch"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/apis/events"
@@ -54,11 +56,14 @@ var adders = []func(*runtime.Scheme) error{
 	rbacv1.AddToScheme,
 	apiextensionsv1.AddToScheme,
 	batchv1.AddToScheme,
+	autoscalingv2.AddToScheme,
 	core.AddDefaults,
 	apps.AddDefaults,
 	events.AddConversions,
 	rbac.AddDefaults,
 	batch.AddDefaults,
+	autoscaling.AddDefaults,
+	autoscaling.AddConversions,
 }
 
 func init() {

@@ -43,7 +43,6 @@ func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	if oldCJ.Spec.JobTemplate.Spec.Scheduling == nil {
 		cj.Spec.JobTemplate.Spec.Scheduling = nil
 	}
-	cj.Generation = oldCJ.Generation
 	if !apiequality.Semantic.DeepEqual(cj.Spec, oldCJ.Spec) {
 		cj.Generation++
 	}

@@ -91,7 +91,6 @@ func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	if oldJob.Spec.Scheduling == nil {
 		job.Spec.Scheduling = nil
 	}
-	job.Generation = oldJob.Generation
 	if !apiequality.Semantic.DeepEqual(job.Spec, oldJob.Spec) {
 		job.Generation++
 	}
