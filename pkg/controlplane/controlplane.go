@@ -35,6 +35,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
 	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	policyrest "github.com/kapi-dev/kapi/pkg/registry/policy/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
 	rbacrest "github.com/kapi-dev/kapi/pkg/registry/rbac/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -94,6 +95,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		rbacrest.StorageProvider{Guard: cfg.RBACEscalation},
 		batchrest.StorageProvider{},
 		autoscalingrest.StorageProvider{},
+		policyrest.StorageProvider{},
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,6 +58,7 @@ var adders = []func(*runtime.Scheme) error{
 	apiextensionsv1.AddToScheme,
 	batchv1.AddToScheme,
 	autoscalingv2.AddToScheme,
+	policyv1.AddToScheme,
 	core.AddDefaults,
 	apps.AddDefaults,
 	events.AddConversions,

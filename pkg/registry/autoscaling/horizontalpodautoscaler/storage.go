@@ -105,7 +105,7 @@ func NewStorage(opts generic.RESTOptions, servedAs schema.GroupVersion) (*Storag
 	if err := opts.Complete(s, autoscalingv2.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{HorizontalPodAutoscaler: s, Status: generic.NewSubresourceREST(s, statusStrategy{})}, nil
+	return &Storage{HorizontalPodAutoscaler: s, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
 }
 
 // Map returns the storage by path: "horizontalpodautoscalers" and

@@ -191,7 +191,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, batchv1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{Job: &REST{Store: s}, Status: generic.NewSubresourceREST(s, statusStrategy{})}, nil
+	return &Storage{Job: &REST{Store: s}, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
 }
 
 // Map returns the storage by path: "jobs" and "jobs/status".
