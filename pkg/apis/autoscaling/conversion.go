@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kapi-dev/kapi/pkg/apis/internal/goname"
+	"github.com/kapi-dev/kapi/pkg/apis/internal/gofields"
 )
 
 // The annotations of an autoscaling/v1 HPA that carry what v1 cannot
@@ -134,7 +134,7 @@ func ToV1(in *autoscalingv2.HorizontalPodAutoscaler) (*autoscalingv1.HorizontalP
 	}
 	if spec.Behavior != nil {
 		// kube-apiserver writes its internal type: Go field names.
-		if err := annotate(BehaviorSpecsAnnotation, goname.Value(spec.Behavior)); err != nil {
+		if err := annotate(BehaviorSpecsAnnotation, gofields.Value(spec.Behavior)); err != nil {
 			return nil, err
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
-	"github.com/kapi-dev/kapi/pkg/apis/internal/goname"
+	"github.com/kapi-dev/kapi/pkg/apis/internal/gofields"
 )
 
 // Limits of a Job's spec, as kube-apiserver 1.37 has them.
@@ -141,7 +141,7 @@ func immutableShown[T any](value, old *T, fldPath *field.Path) field.ErrorList {
 	}
 	var shown any
 	if value != nil {
-		shown = goname.Value(value)
+		shown = gofields.Value(value)
 	}
 	return field.ErrorList{field.Invalid(fldPath, shown, apivalidation.FieldImmutableErrorMsg)}
 }
@@ -249,7 +249,7 @@ func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path) field.ErrorList
 	}
 	if spec.SuccessPolicy != nil {
 		if spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion {
-			allErrs = append(allErrs, field.Invalid(fldPath.Child("successPolicy"), goname.Value(*spec.SuccessPolicy), "requires indexed completion mode"))
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("successPolicy"), gofields.Value(*spec.SuccessPolicy), "requires indexed completion mode"))
 		} else {
 			allErrs = append(allErrs, validateSuccessPolicy(spec, fldPath.Child("successPolicy"))...)
 		}
@@ -727,7 +727,7 @@ func validateJobStatus(job *batchv1.Job, fldPath *field.Path, opts statusOptions
 	}
 	if opts.rejectFinishedWithUncounted && finished && status.UncountedTerminatedPods != nil &&
 		len(status.UncountedTerminatedPods.Failed)+len(status.UncountedTerminatedPods.Succeeded) > 0 {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("uncountedTerminatedPods"), goname.Value(status.UncountedTerminatedPods), "must be empty for finished job"))
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("uncountedTerminatedPods"), gofields.Value(status.UncountedTerminatedPods), "must be empty for finished job"))
 	}
 	completions := job.Spec.Completions
 	if opts.rejectInvalidCompletedIndexes && completions != nil {

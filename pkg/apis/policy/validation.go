@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kapi-dev/kapi/pkg/apis/internal/goname"
+	"github.com/kapi-dev/kapi/pkg/apis/internal/gofields"
 )
 
 var (
@@ -82,7 +82,7 @@ func selectorHasInvalidLabelValue(s *metav1.LabelSelector) bool {
 func validateSpec(spec *policyv1.PodDisruptionBudgetSpec, fldPath *field.Path, allowInvalidLabelValue bool) field.ErrorList {
 	var allErrs field.ErrorList
 	if spec.MinAvailable != nil && spec.MaxUnavailable != nil {
-		allErrs = append(allErrs, field.Invalid(fldPath, goname.Value(spec), "minAvailable and maxUnavailable cannot be both set"))
+		allErrs = append(allErrs, field.Invalid(fldPath, gofields.Value(spec), "minAvailable and maxUnavailable cannot be both set"))
 	}
 	if spec.MinAvailable != nil {
 		allErrs = append(allErrs, validateIntOrPercent(*spec.MinAvailable, fldPath.Child("minAvailable"))...)
