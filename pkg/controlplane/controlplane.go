@@ -31,6 +31,8 @@ import (
 	appsrest "github.com/kapi-dev/kapi/pkg/registry/apps/rest"
 	authenticationrest "github.com/kapi-dev/kapi/pkg/registry/authentication/rest"
 	authorizationrest "github.com/kapi-dev/kapi/pkg/registry/authorization/rest"
+	autoscalingrest "github.com/kapi-dev/kapi/pkg/registry/autoscaling/rest"
+	batchrest "github.com/kapi-dev/kapi/pkg/registry/batch/rest"
 	certificatesrest "github.com/kapi-dev/kapi/pkg/registry/certificates/rest"
 	coordinationrest "github.com/kapi-dev/kapi/pkg/registry/coordination/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
@@ -41,6 +43,7 @@ import (
 	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	noderest "github.com/kapi-dev/kapi/pkg/registry/node/rest"
+	policyrest "github.com/kapi-dev/kapi/pkg/registry/policy/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
 	rbacrest "github.com/kapi-dev/kapi/pkg/registry/rbac/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -120,6 +123,9 @@ func providers(cfg Config) []registry.StorageProvider {
 		schedulingrest.StorageProvider{},
 		storagerest.StorageProvider{},
 		certificatesrest.StorageProvider{},
+		batchrest.StorageProvider{},
+		autoscalingrest.StorageProvider{},
+		policyrest.StorageProvider{},
 	}
 }
 

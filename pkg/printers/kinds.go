@@ -4,6 +4,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -52,6 +53,8 @@ func builtinKinds() []kind {
 
 		// autoscaling/v1: the scale subresource has no list.
 		newKind(&autoscalingv1.Scale{}, nil, scaleColumns, cellsOf(printScale)),
+		// autoscaling/v2, the stored form of both versions of HPAs.
+		newKind(&autoscalingv2.HorizontalPodAutoscaler{}, &autoscalingv2.HorizontalPodAutoscalerList{}, horizontalPodAutoscalerColumns, cellsOf(printHorizontalPodAutoscaler)),
 
 		// coordination.k8s.io/v1
 		newKind(&coordinationv1.Lease{}, &coordinationv1.LeaseList{}, leaseColumns, cellsOf(printLease)),

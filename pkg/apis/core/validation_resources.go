@@ -187,3 +187,9 @@ func validateResourceClaimNames(claims []v1.ResourceClaim, podClaims sets.Set[st
 	}
 	return allErrs
 }
+
+// ValidateContainerResourceName validates the name of a resource of
+// containers outside a pod (the container metrics of an HPA).
+func ValidateContainerResourceName(name v1.ResourceName, fldPath *field.Path) field.ErrorList {
+	return validateContainerResourceName(name, fldPath)
+}

@@ -575,6 +575,8 @@ func (s *Store) beforeUpdate(ctx context.Context, obj, old runtime.Object) error
 	m.SetUID(om.GetUID())
 	m.SetCreationTimestamp(om.GetCreationTimestamp())
 	m.SetSelfLink("")
+	// metadata.generation is the server's: strategies bump it.
+	m.SetGeneration(om.GetGeneration())
 	// As in kube-apiserver, an update never removes or moves a deletion
 	// timestamp, and a grace period left out is kept; a deletion
 	// timestamp or grace period set or changed otherwise is the

@@ -1,0 +1,201 @@
+// Package job is the REST storage of batch/v1 jobs and of their /status.
+package job
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kapi-dev/kapi/pkg/apis/batch"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+type strategy struct{ generic.DefaultStrategy }
+
+// Strategy is the behaviour of jobs: unless the selector is manual, the
+// server generates it from the job's uid and labels the pod template to
+// match; metadata.generation counts changes of the spec; the status is
+// written only through /status. Deleting a job through batch/v1 orphans
+// its pods unless the client says otherwise, as kube-apiserver does for
+// compatibility.
+var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+
+// DefaultGarbageCollectionPolicy is Orphan in batch/v1.
+func (strategy) DefaultGarbageCollectionPolicy(ctx context.Context) rest.GarbageCollectionPolicy {
+	if info, ok := request.RequestInfoFrom(ctx); ok && info.APIGroup == batchv1.GroupName && info.APIVersion == "v1" {
+		return rest.OrphanDependents
+	}
+	return rest.DeleteDependents
+}
+
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	job := obj.(*batchv1.Job)
+	if job.Spec.ManualSelector == nil || !*job.Spec.ManualSelector {
+		generateSelector(job)
+	}
+	job.Status = batchv1.JobStatus{}
+	job.Generation = 1
+	// spec.scheduling needs the WorkloadWithJob feature, off by default.
+	job.Spec.Scheduling = nil
+}
+
+// generateSelector labels the pod template with the job's name and uid
+// (legacy and batch.kubernetes.io labels; labels the user set are left
+// for validation to judge) and selects the uid.
+func generateSelector(job *batchv1.Job) {
+	if job.Spec.Template.Labels == nil {
+		job.Spec.Template.Labels = map[string]string{}
+	}
+	labels := job.Spec.Template.Labels
+	for _, l := range []struct{ key, value string }{
+		{"job-name", job.Name},
+		{batchv1.JobNameLabel, job.Name},
+		{"controller-uid", string(job.UID)},
+		{batchv1.ControllerUidLabel, string(job.UID)},
+	} {
+		if _, found := labels[l.key]; !found {
+			labels[l.key] = l.value
+		}
+	}
+	if job.Spec.Selector == nil {
+		job.Spec.Selector = &metav1.LabelSelector{}
+	}
+	if job.Spec.Selector.MatchLabels == nil {
+		job.Spec.Selector.MatchLabels = map[string]string{}
+	}
+	if _, found := job.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel]; !found {
+		job.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] = string(job.UID)
+	}
+}
+
+// GetResetFields is the status, written through /status only.
+func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("batch/v1", []string{"status"})
+}
+
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	job, oldJob := obj.(*batchv1.Job), old.(*batchv1.Job)
+	job.Status = oldJob.Status
+	if oldJob.Spec.Scheduling == nil {
+		job.Spec.Scheduling = nil
+	}
+	if !apiequality.Semantic.DeepEqual(job.Spec, oldJob.Spec) {
+		job.Generation++
+	}
+}
+
+func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return batch.ValidateJob(obj.(*batchv1.Job))
+}
+
+func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return batch.ValidateJobUpdate(obj.(*batchv1.Job), old.(*batchv1.Job))
+}
+
+// WarningsOnCreate: a job's name goes into its pods' names and hostnames.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return NameWarnings(obj.(*batchv1.Job).Name)
+}
+
+// NameWarnings warns of a job or cron job name that is not a DNS label.
+func NameWarnings(name string) []string {
+	if msgs := validation.IsDNS1123Label(name); len(msgs) != 0 {
+		return []string{fmt.Sprintf("metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: %v", msgs)}
+	}
+	return nil
+}
+
+type statusStrategy struct{ strategy }
+
+// GetResetFields is what /status keeps: the spec.
+func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return generic.ResetFields("batch/v1", []string{"spec"})
+}
+
+func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	obj.(*batchv1.Job).Spec = old.(*batchv1.Job).Spec
+}
+
+func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return batch.ValidateJobStatusUpdate(obj.(*batchv1.Job), old.(*batchv1.Job))
+}
+
+// selectableFields are the fields jobs can be selected by.
+func selectableFields(obj runtime.Object) fields.Set {
+	return fields.Set{"status.successful": strconv.Itoa(int(obj.(*batchv1.Job).Status.Succeeded))}
+}
+
+// REST is the storage of jobs: the generic store, warning on deletes
+// that would orphan pods without the client asking.
+type REST struct {
+	*generic.Store
+}
+
+// deleteWarning is kube-apiserver's warning on a delete of jobs that
+// orphans their pods by default.
+const deleteWarning = "child pods are preserved by default when jobs are deleted; " +
+	"set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"
+
+func (r *REST) warnOrphaning(ctx context.Context, opts *metav1.DeleteOptions) {
+	if opts != nil && opts.PropagationPolicy == nil && opts.OrphanDependents == nil &&
+		Strategy.DefaultGarbageCollectionPolicy(ctx) == rest.OrphanDependents {
+		warning.AddWarning(ctx, deleteWarning)
+	}
+}
+
+// Delete deletes a job, warning when its pods are orphaned by default.
+func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	r.warnOrphaning(ctx, opts)
+	return r.Store.Delete(ctx, name, deleteValidation, opts)
+}
+
+// DeleteCollection deletes jobs, warning as Delete does.
+func (r *REST) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *metav1.ListOptions) (runtime.Object, error) {
+	r.warnOrphaning(ctx, opts)
+	return r.Store.DeleteCollection(ctx, deleteValidation, opts, listOpts)
+}
+
+// Storage is the REST storage of jobs and their /status.
+type Storage struct {
+	Job    *REST
+	Status *generic.SubresourceREST
+}
+
+// NewStorage returns the storage of jobs.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+	s := &generic.Store{
+		NewFunc:                   func() runtime.Object { return &batchv1.Job{} },
+		NewListFunc:               func() runtime.Object { return &batchv1.JobList{} },
+		DefaultQualifiedResource:  batchv1.Resource("jobs"),
+		SingularQualifiedResource: batchv1.Resource("job"),
+		KeyPrefix:                 "/jobs",
+		FieldsFunc:                selectableFields,
+		UnknownFieldSelector:      func(f string) error { return fmt.Errorf("field label %q not supported for Job", f) },
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		DeleteStrategy:            Strategy,
+		CategoriesList:            []string{"all"},
+	}
+	if err := opts.Complete(s, batchv1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{Job: &REST{Store: s}, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
+}
+
+// Map returns the storage by path: "jobs" and "jobs/status".
+func (s *Storage) Map() map[string]rest.Storage {
+	plural := s.Job.DefaultQualifiedResource.Resource
+	return map[string]rest.Storage{plural: s.Job, plural + "/status": s.Status}
+}
