@@ -33,6 +33,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
 	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	networkingrest "github.com/kapi-dev/kapi/pkg/registry/networking/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
 	rbacrest "github.com/kapi-dev/kapi/pkg/registry/rbac/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
@@ -90,6 +91,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		coordinationrest.StorageProvider{},
 		authorizationrest.StorageProvider{Authorizer: cfg.Authorizer, RuleResolver: cfg.RuleResolver},
 		rbacrest.StorageProvider{Guard: cfg.RBACEscalation},
+		networkingrest.StorageProvider{},
 	}
 }
 

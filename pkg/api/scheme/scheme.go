@@ -23,6 +23,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/apis/events"
+	"github.com/kapi-dev/kapi/pkg/apis/networking"
 	"github.com/kapi-dev/kapi/pkg/apis/rbac"
 )
 
@@ -55,6 +56,7 @@ var adders = []func(*runtime.Scheme) error{
 	apps.AddDefaults,
 	events.AddConversions,
 	rbac.AddDefaults,
+	networking.AddDefaults,
 }
 
 func init() {
