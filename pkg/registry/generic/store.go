@@ -571,6 +571,9 @@ func (s *Store) beforeUpdate(ctx context.Context, obj, old runtime.Object) error
 	m.SetUID(om.GetUID())
 	m.SetCreationTimestamp(om.GetCreationTimestamp())
 	m.SetSelfLink("")
+	// metadata.generation is the strategy's to bump, never the client's
+	// to set (kube-apiserver's BeforeUpdate).
+	m.SetGeneration(om.GetGeneration())
 	// As in kube-apiserver, an update never removes or moves a deletion
 	// timestamp, and a grace period left out is kept; a deletion
 	// timestamp or grace period set or changed otherwise is the
