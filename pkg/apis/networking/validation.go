@@ -345,10 +345,12 @@ func ValidateIngressClass(ic *networkingv1.IngressClass) field.ErrorList {
 		}
 		allErrs = append(allErrs, validation.IsDomainPrefixedPath(controllerPath, ic.Spec.Controller)...)
 	}
+	var declared field.ErrorList
 	if p := ic.Spec.Parameters; p != nil {
-		allErrs = append(allErrs, validateParameters(p, specPath.Child("parameters"))...)
+		errs, required := validateParameters(p, specPath.Child("parameters"))
+		allErrs, declared = append(allErrs, errs...), required
 	}
-	return allErrs
+	return append(allErrs, declared...)
 }
 
 // ValidateIngressClassUpdate validates an update of an IngressClass: its
@@ -359,17 +361,25 @@ func ValidateIngressClassUpdate(ic, old *networkingv1.IngressClass) field.ErrorL
 	return append(allErrs, ValidateIngressClass(ic)...)
 }
 
-func validateParameters(p *networkingv1.IngressClassParametersReference, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
+// validateParameters checks the parameters of an IngressClass. The
+// required kind and name are checked by kube-apiserver's declarative
+// validation, whose errors follow all the others: they are returned
+// apart, as required.
+func validateParameters(p *networkingv1.IngressClassParametersReference, fldPath *field.Path) (allErrs, required field.ErrorList) {
 	if p.APIGroup != nil {
 		for _, msg := range validation.IsDNS1123Subdomain(*p.APIGroup) {
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("apiGroup"), *p.APIGroup, msg))
 		}
 	}
-	allErrs = append(allErrs, validatePathSegment(p.Kind, fldPath.Child("kind"))...)
-	allErrs = append(allErrs, validatePathSegment(p.Name, fldPath.Child("name"))...)
+	for _, f := range []struct{ name, value string }{{"kind", p.Kind}, {"name", p.Name}} {
+		if f.value == "" {
+			required = append(required, field.Required(fldPath.Child(f.name), ""))
+		} else {
+			allErrs = append(allErrs, optionalPathSegment(f.value, fldPath.Child(f.name))...)
+		}
+	}
 	if p.Scope == nil {
-		return append(allErrs, field.Required(fldPath.Child("scope"), ""))
+		return append(allErrs, field.Required(fldPath.Child("scope"), "")), required
 	}
 	nsPath := fldPath.Child("namespace")
 	switch *p.Scope {
@@ -388,7 +398,7 @@ func validateParameters(p *networkingv1.IngressClassParametersReference, fldPath
 	default:
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("scope"), *p.Scope, parameterScopes))
 	}
-	return allErrs
+	return allErrs, required
 }
 
 // NetworkPolicy
