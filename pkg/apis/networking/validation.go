@@ -415,6 +415,8 @@ type networkPolicyOptions struct {
 	selector metav1validation.LabelSelectorValidationOptions
 	// oldCIDRs are the CIDRs of the stored object, accepted as they are.
 	oldCIDRs []string
+	// required collects the errors of missing CIDRs.
+	required field.ErrorList
 }
 
 // ValidateNetworkPolicy validates a NetworkPolicy on create.
@@ -431,17 +433,13 @@ func ValidateNetworkPolicyUpdate(np, old *networkingv1.NetworkPolicy) field.Erro
 	if len(metav1validation.ValidateLabelSelector(&old.Spec.PodSelector, metav1validation.LabelSelectorValidationOptions{}, nil)) > 0 {
 		opts.selector.AllowInvalidLabelValueInSelector = true
 	}
-	// kube-apiserver validates the new object as on create and then
-	// again as an update; its errors appear twice and so do ours.
-	allErrs := core.ValidateObjectMeta(&np.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)
-	allErrs = append(allErrs, validateNetworkPolicySpec(&np.Spec, opts, specPath)...)
 	for _, rule := range old.Spec.Ingress {
 		opts.oldCIDRs = appendCIDRs(opts.oldCIDRs, rule.From)
 	}
 	for _, rule := range old.Spec.Egress {
 		opts.oldCIDRs = appendCIDRs(opts.oldCIDRs, rule.To)
 	}
-	allErrs = append(allErrs, core.ValidateObjectMetaUpdate(&np.ObjectMeta, &old.ObjectMeta, metadataPath)...)
+	allErrs := core.ValidateObjectMetaUpdate(&np.ObjectMeta, &old.ObjectMeta, metadataPath)
 	return append(allErrs, validateNetworkPolicySpec(&np.Spec, opts, specPath)...)
 }
 
@@ -455,7 +453,15 @@ func appendCIDRs(cidrs []string, peers []networkingv1.NetworkPolicyPeer) []strin
 	return cidrs
 }
 
+// validateNetworkPolicySpec checks the spec of a NetworkPolicy. An IP
+// block's required CIDR is checked by kube-apiserver's declarative
+// validation, whose errors follow all the others.
 func validateNetworkPolicySpec(spec *networkingv1.NetworkPolicySpec, opts networkPolicyOptions, fldPath *field.Path) field.ErrorList {
+	allErrs := validateNetworkPolicyRules(spec, &opts, fldPath)
+	return append(allErrs, opts.required...)
+}
+
+func validateNetworkPolicyRules(spec *networkingv1.NetworkPolicySpec, opts *networkPolicyOptions, fldPath *field.Path) field.ErrorList {
 	allErrs := metav1validation.ValidateLabelSelector(&spec.PodSelector, opts.selector, fldPath.Child("podSelector"))
 	for i, rule := range spec.Ingress {
 		rulePath := fldPath.Child("ingress").Index(i)
@@ -525,7 +531,7 @@ func validateNetworkPolicyPort(port *networkingv1.NetworkPolicyPort, fldPath *fi
 
 // validateNetworkPolicyPeer checks a peer: pods, namespaces or both, or an
 // IP block alone.
-func validateNetworkPolicyPeer(peer *networkingv1.NetworkPolicyPeer, opts networkPolicyOptions, fldPath *field.Path) field.ErrorList {
+func validateNetworkPolicyPeer(peer *networkingv1.NetworkPolicyPeer, opts *networkPolicyOptions, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	n := 0
 	if peer.PodSelector != nil {
@@ -538,7 +544,11 @@ func validateNetworkPolicyPeer(peer *networkingv1.NetworkPolicyPeer, opts networ
 	}
 	if peer.IPBlock != nil {
 		n++
-		allErrs = append(allErrs, validateIPBlock(peer.IPBlock, opts.oldCIDRs, fldPath.Child("ipBlock"))...)
+		if peer.IPBlock.CIDR == "" {
+			opts.required = append(opts.required, field.Required(fldPath.Child("ipBlock", "cidr"), ""))
+		} else {
+			allErrs = append(allErrs, validateIPBlock(peer.IPBlock, opts.oldCIDRs, fldPath.Child("ipBlock"))...)
+		}
 	}
 	switch {
 	case n == 0:
@@ -549,13 +559,10 @@ func validateNetworkPolicyPeer(peer *networkingv1.NetworkPolicyPeer, opts networ
 	return allErrs
 }
 
-// validateIPBlock checks an IP block: a CIDR, and exceptions that are
+// validateIPBlock checks an IP block with a CIDR: the CIDR, and exceptions that are
 // strict subsets of it.
 func validateIPBlock(b *networkingv1.IPBlock, oldCIDRs []string, fldPath *field.Path) field.ErrorList {
 	cidrPath := fldPath.Child("cidr")
-	if b.CIDR == "" {
-		return field.ErrorList{field.Required(cidrPath, "")}
-	}
 	allErrs := validation.IsValidCIDRForLegacyField(cidrPath, b.CIDR, true, oldCIDRs)
 	outer, ok := parseSloppyCIDR(b.CIDR)
 	if !ok {
