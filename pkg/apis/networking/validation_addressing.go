@@ -27,7 +27,10 @@ func validateServiceCIDRSpec(spec *networkingv1.ServiceCIDRSpec) field.ErrorList
 	case len(spec.CIDRs) == 0:
 		return field.ErrorList{field.Required(cidrsPath, "at least one CIDR required")}
 	case len(spec.CIDRs) > 2:
-		return field.ErrorList{field.Invalid(cidrsPath, spec, "may only hold up to 2 values")}
+		// kube-apiserver shows its internal type, whose fields have no
+		// JSON names.
+		shown := struct{ CIDRs []string }{spec.CIDRs}
+		return field.ErrorList{field.Invalid(cidrsPath, shown, "may only hold up to 2 values")}
 	}
 	var allErrs field.ErrorList
 	for i, cidr := range spec.CIDRs {

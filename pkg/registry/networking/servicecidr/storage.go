@@ -17,23 +17,22 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-// resetFieldsVersion is the API version kube-apiserver 1.37 names in the
-// reset fields of ServiceCIDRs: "networking/v1", which is no served
-// version, so server-side apply resets nothing for them. We keep its
-// answer.
-const resetFieldsVersion = "networking/v1"
+const resetFieldsVersion = "networking.k8s.io/v1"
 
 type strategy struct{ generic.DefaultStrategy }
 
-// Strategy is the behaviour of service CIDRs. As in kube-apiserver, the
-// main resource writes the status as sent (the apiserver's own
-// controller sets the Ready condition of the default ServiceCIDR on
-// create), and metadata.generation is not kept.
+// Strategy is the behaviour of service CIDRs: the status (the Ready
+// condition the apiserver's controllers set) is written only through
+// /status. As in kube-apiserver, metadata.generation is not kept.
 var Strategy = strategy{generic.DefaultStrategy{}}
 
-func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	obj.(*networkingv1.ServiceCIDR).Status = networkingv1.ServiceCIDRStatus{}
+}
 
-func (strategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	obj.(*networkingv1.ServiceCIDR).Status = old.(*networkingv1.ServiceCIDR).Status
+}
 
 func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	return generic.ResetFields(resetFieldsVersion, []string{"status"})
@@ -49,8 +48,12 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 
 type statusStrategy struct{ strategy }
 
+// GetResetFields is what /status keeps: the spec, and the metadata
+// PrepareForUpdate keeps.
 func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields(resetFieldsVersion, []string{"spec"})
+	return generic.ResetFields(resetFieldsVersion, []string{"spec"},
+		[]string{"metadata", "labels"}, []string{"metadata", "annotations"},
+		[]string{"metadata", "finalizers"}, []string{"metadata", "ownerReferences"})
 }
 
 // PrepareForUpdate keeps the spec and the metadata a status write may not
