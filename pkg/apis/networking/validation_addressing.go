@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	networkingv1 "k8s.io/api/networking/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -136,5 +137,10 @@ func validateParentReference(ref *networkingv1.ParentReference, fldPath *field.P
 func ValidateIPAddressUpdate(ip, old *networkingv1.IPAddress) field.ErrorList {
 	allErrs := ValidateIPAddress(ip)
 	allErrs = append(allErrs, core.ValidateObjectMetaUpdate(&ip.ObjectMeta, &old.ObjectMeta, metadataPath)...)
-	return append(allErrs, apivalidation.ValidateImmutableField(ip.Spec.ParentRef, old.Spec.ParentRef, specPath.Child("parentRef"))...)
+	// kube-apiserver's declarative validation reports the change without
+	// the value.
+	if !apiequality.Semantic.DeepEqual(ip.Spec.ParentRef, old.Spec.ParentRef) {
+		allErrs = append(allErrs, field.Invalid(specPath.Child("parentRef"), nil, apivalidation.FieldImmutableErrorMsg))
+	}
+	return allErrs
 }

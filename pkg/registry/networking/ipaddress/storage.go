@@ -40,6 +40,9 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
 		ShortNamesList:            []string{"ip"},
+		// An IPAddress is named by its address: kube-apiserver takes a
+		// generateName as the name itself.
+		NameGenerator: func(base string) string { return base },
 	}
 	if err := opts.Complete(s, networkingv1.SchemeGroupVersion); err != nil {
 		return nil, err
