@@ -145,6 +145,9 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		s.AddPostStartHook("bootstrap-controller", kubernetesServiceHook(core.services, cfg.SecurePort))
 		s.AddPostStartHook("peer-endpoint-reconciler-controller", kubernetesEndpointsHook(core.endpoints, cfg.PublicAddress, cfg.SecurePort))
 	}
+	if core != nil {
+		s.AddPostStartHook("start-service-ip-repair-controllers", serviceRepairHook(core.services, cfg.Logger))
+	}
 	if cidrs := serviceCIDRStorageOf(served); cidrs != nil && cfg.ServiceClusterIPRange != nil {
 		s.AddPostStartHook("start-kubernetes-service-cidr-controller", defaultServiceCIDRHook(cidrs, []*net.IPNet{cfg.ServiceClusterIPRange}, cfg.Logger))
 	}
