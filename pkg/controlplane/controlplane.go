@@ -42,6 +42,7 @@ import (
 	discoveryrest "github.com/kapi-dev/kapi/pkg/registry/discovery/rest"
 	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	networkingrest "github.com/kapi-dev/kapi/pkg/registry/networking/rest"
 	noderest "github.com/kapi-dev/kapi/pkg/registry/node/rest"
 	policyrest "github.com/kapi-dev/kapi/pkg/registry/policy/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
@@ -126,6 +127,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		batchrest.StorageProvider{},
 		autoscalingrest.StorageProvider{},
 		policyrest.StorageProvider{},
+		networkingrest.StorageProvider{},
 	}
 }
 
@@ -176,6 +178,12 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 
 	if err := addBootstrapHooks(s, cfg, core, served); err != nil {
 		return nil, err
+	}
+	if core != nil {
+		s.AddPostStartHook("start-service-ip-repair-controllers", serviceRepairHook(core.services, cfg.Logger))
+	}
+	if cidrs := serviceCIDRStorageOf(served); cidrs != nil && cfg.ServiceClusterIPRange != nil {
+		s.AddPostStartHook("start-kubernetes-service-cidr-controller", defaultServiceCIDRHook(cidrs, []*net.IPNet{cfg.ServiceClusterIPRange}, cfg.Logger))
 	}
 	return s, nil
 }

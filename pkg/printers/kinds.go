@@ -81,6 +81,8 @@ func builtinKinds() []kind {
 		newKind(&networkingv1.Ingress{}, &networkingv1.IngressList{}, ingressColumns, cellsOf(printIngress)),
 		newKind(&networkingv1.IngressClass{}, &networkingv1.IngressClassList{}, ingressClassColumns, cellsOf(printIngressClass)),
 		newKind(&networkingv1.NetworkPolicy{}, &networkingv1.NetworkPolicyList{}, networkPolicyColumns, cellsOf(printNetworkPolicy)),
+		newKind(&networkingv1.ServiceCIDR{}, &networkingv1.ServiceCIDRList{}, serviceCIDRColumns, cellsOf(printServiceCIDR)),
+		newKind(&networkingv1.IPAddress{}, &networkingv1.IPAddressList{}, ipAddressColumns, cellsOf(printIPAddress)),
 		newKind(&discoveryv1.EndpointSlice{}, &discoveryv1.EndpointSliceList{}, endpointSliceColumns, cellsOf(printEndpointSlice)),
 
 		// storage.k8s.io/v1

@@ -9,6 +9,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The printers of networking.k8s.io/v1 and discovery.k8s.io/v1.
@@ -137,4 +138,34 @@ func orUnset(s string) string {
 		return "<unset>"
 	}
 	return s
+}
+
+var serviceCIDRColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	column("CIDRs", "string", networkingv1.ServiceCIDRSpec{}.SwaggerDoc()["cidrs"]),
+	ageColumn,
+}
+
+func printServiceCIDR(sc *networkingv1.ServiceCIDR, now time.Time) []any {
+	return []any{sc.Name, strings.Join(sc.Spec.CIDRs, ","), since(sc.CreationTimestamp, now)}
+}
+
+var ipAddressColumns = []metav1.TableColumnDefinition{
+	nameColumn,
+	column("ParentRef", "string", networkingv1.IPAddressSpec{}.SwaggerDoc()["parentRef"]),
+}
+
+// printIPAddress names the parent as resource.group[/namespace]/name,
+// lower-cased. As in kube-apiserver, the row has an age cell that no
+// column announces.
+func printIPAddress(ip *networkingv1.IPAddress, now time.Time) []any {
+	parent := "<none>"
+	if ref := ip.Spec.ParentRef; ref != nil {
+		parent = strings.ToLower(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}.String())
+		if ref.Namespace != "" {
+			parent += "/" + ref.Namespace
+		}
+		parent += "/" + ref.Name
+	}
+	return []any{ip.Name, parent, since(ip.CreationTimestamp, now)}
 }

@@ -2,6 +2,7 @@ package printers
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -144,5 +145,24 @@ func TestBootstrapEndpointSlice(t *testing.T) {
 	want := []any{"kubernetes", "IPv4", "6443", "192.0.2.2", "20s"}
 	if diff := cmp.Diff(want, table.Rows[0].Cells); diff != "" {
 		t.Errorf("cells (-want +got):\n%s", diff)
+	}
+}
+
+// Cells recorded from kube-apiserver 1.37.1 (the corpus oracle).
+func TestServiceCIDRAndIPAddress(t *testing.T) {
+	now := time.Now()
+	sc := &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "tmp-print", CreationTimestamp: metav1.NewTime(now)},
+		Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"192.0.2.0/24", "2001:db8::/64"}}}
+	if diff := cmp.Diff([]any{"tmp-print", "192.0.2.0/24,2001:db8::/64", "0s"}, printServiceCIDR(sc, now)); diff != "" {
+		t.Errorf("ServiceCIDR cells (-want +got):\n%s", diff)
+	}
+	ip := &networkingv1.IPAddress{ObjectMeta: metav1.ObjectMeta{Name: "192.0.2.7", CreationTimestamp: metav1.NewTime(now)},
+		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Group: "gateway.networking.k8s.io", Resource: "Gateways", Name: "gw"}}}
+	if diff := cmp.Diff([]any{"192.0.2.7", "gateways.gateway.networking.k8s.io/gw", "0s"}, printIPAddress(ip, now)); diff != "" {
+		t.Errorf("IPAddress cells (-want +got):\n%s", diff)
+	}
+	ip.Spec.ParentRef = &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: "kubernetes"}
+	if diff := cmp.Diff([]any{"192.0.2.7", "services/default/kubernetes", "0s"}, printIPAddress(ip, now)); diff != "" {
+		t.Errorf("IPAddress cells (-want +got):\n%s", diff)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -25,8 +26,14 @@ func TestEveryKind(t *testing.T) {
 			if len(table.Rows) != 1 {
 				t.Fatalf("got %d rows for an object, want 1", len(table.Rows))
 			}
-			if got, want := len(table.Rows[0].Cells), len(table.ColumnDefinitions); got != want {
-				t.Errorf("got %d cells for %d columns", got, want)
+			want := len(table.ColumnDefinitions)
+			if _, ok := obj.(*networkingv1.IPAddress); ok {
+				// kube-apiserver's IPAddress rows carry an age cell
+				// that no column announces.
+				want++
+			}
+			if got := len(table.Rows[0].Cells); got != want {
+				t.Errorf("got %d cells, want %d", got, want)
 			}
 			for i, c := range table.ColumnDefinitions {
 				if c.Priority != 0 && c.Priority != 1 {

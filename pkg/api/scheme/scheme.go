@@ -36,6 +36,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/apis/discovery"
 	"github.com/kapi-dev/kapi/pkg/apis/events"
+	"github.com/kapi-dev/kapi/pkg/apis/networking"
 	"github.com/kapi-dev/kapi/pkg/apis/rbac"
 	"github.com/kapi-dev/kapi/pkg/apis/scheduling"
 	"github.com/kapi-dev/kapi/pkg/apis/storage"
@@ -86,6 +87,7 @@ var adders = []func(*runtime.Scheme) error{
 	batch.AddDefaults,
 	autoscaling.AddDefaults,
 	autoscaling.AddConversions,
+	networking.AddDefaults,
 }
 
 func init() {

@@ -104,6 +104,17 @@ type Store struct {
 
 	// Now is the clock for timestamps; nil means time.Now.
 	Now func() time.Time
+
+	// NameGenerator makes a name from metadata.generateName; nil means
+	// GenerateName, a random suffix.
+	NameGenerator func(base string) string
+}
+
+func (s *Store) generateName(base string) string {
+	if s.NameGenerator != nil {
+		return s.NameGenerator(base)
+	}
+	return GenerateName(base)
 }
 
 var (
@@ -339,7 +350,7 @@ func (s *Store) create(ctx context.Context, obj runtime.Object, m metav1.Object,
 	}
 	for i := 0; ; i++ {
 		if generated {
-			m.SetName(GenerateName(m.GetGenerateName()))
+			m.SetName(s.generateName(m.GetGenerateName()))
 		}
 		out, err := s.createOnce(ctx, obj, m.GetName(), isDryRun(opts.DryRun))
 		if err == nil || !storage.IsExist(err) || i+1 >= attempts {
@@ -392,7 +403,7 @@ func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object) error {
 	m.SetSelfLink("")
 	if m.GetName() == "" && m.GetGenerateName() != "" {
 		// Validate with a stand-in name: the real one is picked at write time.
-		m.SetName(GenerateName(m.GetGenerateName()))
+		m.SetName(s.generateName(m.GetGenerateName()))
 		defer m.SetName("")
 	}
 	s.CreateStrategy.PrepareForCreate(ctx, obj)

@@ -3,8 +3,6 @@ package generic
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -50,15 +48,9 @@ type ValidatingStrategy[T runtime.Object] struct {
 
 func (ValidatingStrategy[T]) PrepareForCreate(context.Context, runtime.Object) {}
 
-// PrepareForUpdate keeps the generation of the stored object: as in
-// kube-apiserver, no request sets it.
-func (ValidatingStrategy[T]) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	m, err1 := meta.Accessor(obj)
-	om, err2 := meta.Accessor(old)
-	if err1 == nil && err2 == nil {
-		m.SetGeneration(om.GetGeneration())
-	}
-}
+// PrepareForUpdate does nothing: the Store has already kept the stored
+// generation, as it does for every resource.
+func (ValidatingStrategy[T]) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
 
 func (s ValidatingStrategy[T]) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	return s.ValidateFunc(obj.(T))

@@ -141,6 +141,11 @@ func NewStorage(opts generic.RESTOptions, clusterIPs *net.IPNet, nodePorts utiln
 	if err != nil {
 		return nil, fmt.Errorf("--service-cluster-ip-range: %w", err)
 	}
+	cidrStorage, err := ipallocator.NewServiceCIDRStorage(opts.StorageFactory)
+	if err != nil {
+		return nil, err
+	}
+	ips.SetServiceCIDRs(cidrStorage)
 	portStorage, err := portallocator.NewStorage(opts.StorageFactory)
 	if err != nil {
 		return nil, err

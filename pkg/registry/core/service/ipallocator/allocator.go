@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"net"
 	"net/netip"
+	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,11 +33,14 @@ var ErrAllocated = errors.New("provided IP is already allocated")
 // ErrFull means the range has no free IP.
 var ErrFull = errors.New("range is full")
 
-// ErrNotInRange means the IP is outside the service range.
+// ErrNotInRange means the IP is in no service range: neither
+// --service-cluster-ip-range nor any ServiceCIDR.
 type ErrNotInRange struct{ ValidRange string }
 
+// Error is kube-apiserver's answer since its allocator serves every
+// ServiceCIDR.
 func (e *ErrNotInRange) Error() string {
-	return fmt.Sprintf("the provided IP is not in the valid range. The range of valid IPs is %s", e.ValidRange)
+	return "the provided network does not match the current range"
 }
 
 // Labels kube-apiserver puts on the IPAddress objects of Service IPs.
@@ -60,11 +64,25 @@ type Allocator struct {
 	// collide with allocated ones.
 	offset uint64
 	table  *reservation.Table
+	// cidrs, if set, is the storage of ServiceCIDRs: the other ranges,
+	// beyond this one, that IPs may be allocated from.
+	cidrs storage.Interface
 }
 
 // New returns an allocator of cidr whose reservations live in st (the
 // storage of IPAddress objects, keyed "/ipaddresses/<ip>").
 func New(cidr *net.IPNet, st storage.Interface) (*Allocator, error) {
+	table := reservation.New(st, "/ipaddresses/", reservation.Kind{
+		New:     func() runtime.Object { return &networkingv1.IPAddress{} },
+		NewList: func() runtime.Object { return &networkingv1.IPAddressList{} },
+		Make:    newIPAddress,
+		Owner:   ownerOf,
+	})
+	return newRange(cidr, table)
+}
+
+// newRange returns the allocator of cidr over the reservations of table.
+func newRange(cidr *net.IPNet, table *reservation.Table) (*Allocator, error) {
 	p, err := netip.ParsePrefix(cidr.String())
 	if err != nil {
 		return nil, err
@@ -86,22 +104,64 @@ func New(cidr *net.IPNet, st storage.Interface) (*Allocator, error) {
 	if total.IsUint64() && total.Uint64() < size {
 		size = total.Uint64()
 	}
-	a := &Allocator{prefix: p, first: p.Addr().Next(), size: size, offset: staticBand(cidrSize)}
-	a.table = reservation.New(st, "/ipaddresses/", reservation.Kind{
-		New:     func() runtime.Object { return &networkingv1.IPAddress{} },
-		NewList: func() runtime.Object { return &networkingv1.IPAddressList{} },
-		Make:    newIPAddress,
-		Owner:   ownerOf,
-	})
-	return a, nil
+	return &Allocator{prefix: p, first: p.Addr().Next(), size: size, offset: staticBand(cidrSize), table: table}, nil
 }
 
 // NewStorage returns the storage of IP reservations, from a factory of
-// storage for built-in resources. networking.k8s.io ipaddresses are not
-// served yet: only this allocator reads and writes them.
+// storage for built-in resources: the networking.k8s.io ipaddresses that
+// package ipaddress serves, read and written here directly.
 func NewStorage(f generic.StorageFactory) (storage.Interface, error) {
 	return f.NewStorage(networkingv1.Resource("ipaddresses"), networkingv1.SchemeGroupVersion,
 		func() runtime.Object { return &networkingv1.IPAddress{} }, func() runtime.Object { return &networkingv1.IPAddressList{} })
+}
+
+// NewServiceCIDRStorage returns the storage of ServiceCIDRs, which the
+// allocator reads to learn the ranges beyond its own.
+func NewServiceCIDRStorage(f generic.StorageFactory) (storage.Interface, error) {
+	return f.NewStorage(networkingv1.Resource("servicecidrs"), networkingv1.SchemeGroupVersion,
+		func() runtime.Object { return &networkingv1.ServiceCIDR{} }, func() runtime.Object { return &networkingv1.ServiceCIDRList{} })
+}
+
+// SetServiceCIDRs lets the allocator allocate from the ServiceCIDRs in st
+// too, as kube-apiserver's does: an IP asked for in any of them, and free
+// IPs from them once its own range is full. Call it before the allocator
+// is used.
+func (a *Allocator) SetServiceCIDRs(st storage.Interface) { a.cidrs = st }
+
+// serviceCIDRRanges are the ranges of the stored ServiceCIDRs, other than
+// this allocator's own, of ip's family, that are not being deleted.
+func (a *Allocator) serviceCIDRRanges(ctx context.Context, is4 bool) ([]*Allocator, error) {
+	if a.cidrs == nil {
+		return nil, nil
+	}
+	list := &networkingv1.ServiceCIDRList{}
+	if err := a.cidrs.GetList(ctx, "/servicecidrs/", storage.ListOptions{Recursive: true, Predicate: storage.Everything}, list); err != nil {
+		return nil, err
+	}
+	var out []*Allocator
+	for _, sc := range list.Items {
+		if sc.DeletionTimestamp != nil {
+			continue
+		}
+		for _, cidr := range sc.Spec.CIDRs {
+			p, err := netip.ParsePrefix(cidr)
+			if err != nil || p.Addr().Is4() != is4 || p.Masked() == a.prefix {
+				continue
+			}
+			_, ipnet, err := net.ParseCIDR(p.Masked().String())
+			if err != nil {
+				continue
+			}
+			// The ranges share this allocator's table: an IP is one
+			// object whichever range it was allocated from.
+			other, err := newRange(ipnet, a.table)
+			if err != nil {
+				continue
+			}
+			out = append(out, other)
+		}
+	}
+	return out, nil
 }
 
 // staticBand is the number of IPs at the start of a range of cidrSize
@@ -157,7 +217,15 @@ func (a *Allocator) First() netip.Addr { return a.first }
 // nothing but fails as a real one would.
 func (a *Allocator) Allocate(ctx context.Context, ip netip.Addr, owner Owner, dryRun bool) error {
 	if !a.Contains(ip) {
-		return &ErrNotInRange{ValidRange: a.prefix.String()}
+		others, err := a.serviceCIDRRanges(ctx, ip.Is4())
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(others, func(o *Allocator) bool { return o.Contains(ip) })
+		if i < 0 {
+			return &ErrNotInRange{ValidRange: a.prefix.String()}
+		}
+		return others[i].Allocate(ctx, ip, owner, dryRun)
 	}
 	err := a.table.Reserve(ctx, ip.String(), owner, dryRun)
 	if errors.Is(err, reservation.ErrTaken) {
@@ -170,6 +238,26 @@ func (a *Allocator) Allocate(ctx context.Context, ip netip.Addr, owner Owner, dr
 // servers rarely collide, above the static band while there is one free
 // there. The first IP is left to the kubernetes Service.
 func (a *Allocator) AllocateNext(ctx context.Context, owner Owner, dryRun bool) (netip.Addr, error) {
+	ip, err := a.allocateNext(ctx, owner, dryRun)
+	if !errors.Is(err, ErrFull) {
+		return ip, err
+	}
+	// This range is full: the other ServiceCIDRs of its family may not
+	// be.
+	others, err := a.serviceCIDRRanges(ctx, a.prefix.Addr().Is4())
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	for _, o := range others {
+		if ip, err := o.allocateNext(ctx, owner, dryRun); !errors.Is(err, ErrFull) {
+			return ip, err
+		}
+	}
+	return netip.Addr{}, ErrFull
+}
+
+// allocateNext reserves a free IP of this range alone.
+func (a *Allocator) allocateNext(ctx context.Context, owner Owner, dryRun bool) (netip.Addr, error) {
 	space := reservation.Space{
 		Size:  a.size,
 		Value: func(n uint64) string { return addOffset(a.first, n).String() },
@@ -212,9 +300,25 @@ func newIPAddress(value string, owner Owner, now metav1.Time) runtime.Object {
 			UID:               uuid.NewUUID(),
 			Labels:            map[string]string{labelManagedBy: managedBy, labelIPFamily: family(ip)},
 			CreationTimestamp: now,
+			ManagedFields:     ipAddressManagedFields(now, owner.Namespace != ""),
 		},
 		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: owner.Namespace, Name: owner.Name}},
 	}
+}
+
+// ipAddressManagedFields is what kube-apiserver's allocator, a client
+// of the API, is recorded as writing: the labels and the parent
+// reference.
+func ipAddressManagedFields(now metav1.Time, namespaced bool) []metav1.ManagedFieldsEntry {
+	parent := `".":{},"f:name":{},"f:resource":{}`
+	if namespaced {
+		parent = `".":{},"f:name":{},"f:namespace":{},"f:resource":{}`
+	}
+	fields := `{"f:metadata":{"f:labels":{".":{},"f:` + labelIPFamily + `":{},"f:` + labelManagedBy + `":{}}},"f:spec":{"f:parentRef":{` + parent + `}}}`
+	return []metav1.ManagedFieldsEntry{{
+		Manager: "kube-apiserver", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "networking.k8s.io/v1",
+		Time: &now, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)},
+	}}
 }
 
 // ownerOf is the Service an IPAddress names as its parent.

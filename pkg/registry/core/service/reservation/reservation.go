@@ -427,3 +427,38 @@ func (t *Table) list(ctx context.Context, space Space) (map[uint64]runtime.Objec
 	}
 	return out, nil
 }
+
+// ReleaseOrphans deletes every reservation that is past its grace period
+// and whose owner no longer uses it, as a repair pass does: the orphans a
+// server left when it died between reserving and writing its Service.
+// Reservations that name no Service are left alone. It returns how many
+// it released.
+func (t *Table) ReleaseOrphans(ctx context.Context) (int, error) {
+	list := t.kind.NewList()
+	if err := t.storage.GetList(ctx, t.prefix, storage.ListOptions{Recursive: true, Predicate: storage.Everything}, list); err != nil {
+		return 0, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return 0, err
+	}
+	released := 0
+	for _, item := range items {
+		m, err := meta.Accessor(item)
+		if err != nil {
+			return released, err
+		}
+		orphan, err := t.reclaimable(ctx, m.GetName(), item)
+		if err != nil {
+			return released, err
+		}
+		if !orphan {
+			continue
+		}
+		if err := t.deleteUnchanged(ctx, t.key(m.GetName()), item); err != nil {
+			return released, err
+		}
+		released++
+	}
+	return released, nil
+}
