@@ -232,6 +232,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		Logger:                log.With("component", "kube"),
 		ServiceClusterIPRange: c.ServiceClusterIPRange,
 		ServiceNodePortRange:  c.ServiceNodePortRange,
+		Kubelet:               c.Kubelet,
 		OpenAPI:               openAPI,
 		RuntimeConfig:         c.RuntimeConfig,
 		RBACEscalation:        &escalation.Guard{Authorizer: authz, Rules: rbacAuthz},

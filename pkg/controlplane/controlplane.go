@@ -28,6 +28,7 @@ import (
 	authorizationrest "github.com/kapi-dev/kapi/pkg/registry/authorization/rest"
 	coordinationrest "github.com/kapi-dev/kapi/pkg/registry/coordination/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
+	"github.com/kapi-dev/kapi/pkg/registry/core/node"
 	corerest "github.com/kapi-dev/kapi/pkg/registry/core/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
 	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
@@ -46,6 +47,8 @@ type Config struct {
 	ServiceClusterIPRange *net.IPNet
 	// ServiceNodePortRange is --service-node-port-range.
 	ServiceNodePortRange utilnet.PortRange
+	// Kubelet is how kubelets are reached (--kubelet-*).
+	Kubelet node.KubeletConfig
 	// Admission is the admission chain of every write, the same one the
 	// other servers of the delegation chain use.
 	Admission admission.Interface
@@ -83,7 +86,7 @@ type Config struct {
 // line in its group's provider.
 func providers(cfg Config) []registry.StorageProvider {
 	return []registry.StorageProvider{
-		corerest.StorageProvider{ServiceClusterIPRange: cfg.ServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange, ServiceAccountTokens: cfg.ServiceAccountTokens},
+		corerest.StorageProvider{ServiceClusterIPRange: cfg.ServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange, ServiceAccountTokens: cfg.ServiceAccountTokens, Kubelet: cfg.Kubelet, Authorizer: cfg.Authorizer},
 		appsrest.StorageProvider{},
 		authenticationrest.StorageProvider{Authenticator: cfg.Authenticator, APIAudiences: cfg.APIAudiences},
 		eventsrest.StorageProvider{},

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
+	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/registry"
 	"github.com/kapi-dev/kapi/pkg/registry/core/configmap"
 	"github.com/kapi-dev/kapi/pkg/registry/core/endpoints"
@@ -30,6 +31,10 @@ type StorageProvider struct {
 	// ServiceAccountTokens issue the tokens of serviceaccounts/token;
 	// without a signer the subresource is not served.
 	ServiceAccountTokens serviceaccount.TokenConfig
+	// Kubelet is how kubelets are reached; Authorizer checks the create
+	// verb on WebSocket upgrades of pods/exec, attach and portforward.
+	Kubelet    node.KubeletConfig
+	Authorizer authorizer.Authorizer
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -49,11 +54,15 @@ func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(ve
 		v1.Add(secrets, err)
 		v1.Add(endpoints.NewStorage(opts))
 		v1.Add(event.NewStorage(opts, corev1.SchemeGroupVersion))
-		pods, err := pod.NewStorage(opts)
+		nodes, err := node.NewStorage(opts, p.Kubelet)
+		v1.Add(nodes, err)
+		conn := pod.Connections{Authorizer: p.Authorizer}
+		if nodes != nil {
+			conn.Kubelets = nodes.Kubelets
+		}
+		pods, err := pod.NewStorage(opts, conn)
 		v1.Add(pods, err)
 		v1.Add(service.NewStorage(opts, p.ServiceClusterIPRange, p.ServiceNodePortRange))
-		nodes, err := node.NewStorage(opts)
-		v1.Add(nodes, err)
 		// Tokens are bound to pods, secrets and nodes, read through
 		// their storage.
 		if secrets != nil && pods != nil && nodes != nil {
