@@ -10,7 +10,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/transport"
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
@@ -131,6 +133,13 @@ func (k *Kubelets) ProxyTransport() http.RoundTripper { return k.proxyTransport 
 // ConnectionInfo returns where the kubelet of the node nodeName listens.
 func (k *Kubelets) ConnectionInfo(ctx context.Context, nodeName string) (*ConnectionInfo, error) {
 	obj, err := k.nodes.Get(request.WithNamespace(ctx, ""), nodeName, &metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// kube-apiserver names the resource of the request in the
+		// error: a missing node of a pod is a pod "not found".
+		if info, ok := request.RequestInfoFrom(ctx); ok && info.Resource != "" {
+			return nil, apierrors.NewNotFound(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, nodeName)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
