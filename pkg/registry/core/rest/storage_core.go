@@ -35,6 +35,11 @@ type StorageProvider struct {
 	// verb on WebSocket upgrades of pods/exec, attach and portforward.
 	Kubelet    node.KubeletConfig
 	Authorizer authorizer.Authorizer
+	// EndpointSlices are where services/proxy finds a service's
+	// endpoints; nil (until discovery.k8s.io is served) answers every
+	// services/proxy request with kube-apiserver's 503 for a service
+	// without endpoints.
+	EndpointSlices service.EndpointSlices
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -62,7 +67,11 @@ func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(ve
 		}
 		pods, err := pod.NewStorage(opts, conn)
 		v1.Add(pods, err)
-		v1.Add(service.NewStorage(opts, p.ServiceClusterIPRange, p.ServiceNodePortRange))
+		services, err := service.NewStorage(opts, p.ServiceClusterIPRange, p.ServiceNodePortRange)
+		v1.Add(services, err)
+		if services != nil && pods != nil && nodes != nil {
+			v1.Add(service.NewProxy(services, pods.Pod, p.EndpointSlices, nodes.Kubelets.ProxyTransport()))
+		}
 		// Tokens are bound to pods, secrets and nodes, read through
 		// their storage.
 		if secrets != nil && pods != nil && nodes != nil {
