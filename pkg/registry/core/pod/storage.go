@@ -18,14 +18,17 @@ import (
 
 // Storage is the REST storage of pods and their subresources.
 type Storage struct {
-	Pod         *generic.Store
-	Status      *generic.SubresourceREST
-	Binding     *BindingREST
-	Log         *LogREST
-	Exec        *ExecREST
-	Attach      *AttachREST
-	PortForward *PortForwardREST
-	Proxy       *ProxyREST
+	Pod     *generic.Store
+	Status  *generic.SubresourceREST
+	Binding *BindingREST
+	// EphemeralContainers and Resize write parts of the spec.
+	EphemeralContainers *generic.SubresourceREST
+	Resize              *generic.SubresourceREST
+	Log                 *LogREST
+	Exec                *ExecREST
+	Attach              *AttachREST
+	PortForward         *PortForwardREST
+	Proxy               *ProxyREST
 }
 
 // NewStorage returns the storage of pods; conn reaches the kubelets
@@ -52,9 +55,11 @@ func NewStorage(opts generic.RESTOptions, conn Connections) (*Storage, error) {
 		return nil, err
 	}
 	st := &Storage{
-		Pod:     s,
-		Status:  generic.NewSubresourceREST(s, StatusStrategy),
-		Binding: &BindingREST{store: s},
+		Pod:                 s,
+		Status:              generic.NewSubresourceREST(s, StatusStrategy),
+		Binding:             &BindingREST{store: s},
+		EphemeralContainers: generic.NewSubresourceREST(s, EphemeralContainersStrategy),
+		Resize:              generic.NewSubresourceREST(s, ResizeStrategy),
 	}
 	if conn.Kubelets != nil {
 		pods := podGetter{s}
@@ -74,10 +79,12 @@ func NewStorage(opts generic.RESTOptions, conn Connections) (*Storage, error) {
 func (s *Storage) Map() map[string]rest.Storage {
 	plural := s.Pod.DefaultQualifiedResource.Resource
 	m := map[string]rest.Storage{
-		plural:              s.Pod,
-		plural + "/status":  s.Status,
-		plural + "/binding": s.Binding,
-		"bindings":          s.Binding,
+		plural:                          s.Pod,
+		plural + "/status":              s.Status,
+		plural + "/binding":             s.Binding,
+		"bindings":                      s.Binding,
+		plural + "/ephemeralcontainers": s.EphemeralContainers,
+		plural + "/resize":              s.Resize,
 	}
 	if s.Log != nil {
 		m[plural+"/log"] = s.Log
