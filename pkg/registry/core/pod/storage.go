@@ -24,17 +24,22 @@ type Storage struct {
 	// EphemeralContainers and Resize write parts of the spec.
 	EphemeralContainers *generic.SubresourceREST
 	Resize              *generic.SubresourceREST
-	Log                 *LogREST
-	Exec                *ExecREST
-	Attach              *AttachREST
-	PortForward         *PortForwardREST
-	Proxy               *ProxyREST
+	// Eviction is served when the PodDisruptionBudgets it honours are.
+	Eviction    *EvictionREST
+	Log         *LogREST
+	Exec        *ExecREST
+	Attach      *AttachREST
+	PortForward *PortForwardREST
+	Proxy       *ProxyREST
 }
 
 // NewStorage returns the storage of pods; conn reaches the kubelets
 // that run them, for the subresources that connect to a pod (log, exec,
 // attach, portforward, proxy), which are not served without kubelets.
-func NewStorage(opts generic.RESTOptions, conn Connections) (*Storage, error) {
+//
+// budgets are the PodDisruptionBudgets pods/eviction honours; without
+// them (policy/v1 not served) pods/eviction is not served.
+func NewStorage(opts generic.RESTOptions, conn Connections, budgets DisruptionBudgets) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Pod{} },
 		NewListFunc:               func() runtime.Object { return &corev1.PodList{} },
@@ -61,6 +66,9 @@ func NewStorage(opts generic.RESTOptions, conn Connections) (*Storage, error) {
 		EphemeralContainers: generic.NewSubresourceREST(s, EphemeralContainersStrategy),
 		Resize:              generic.NewSubresourceREST(s, ResizeStrategy),
 	}
+	if budgets != nil {
+		st.Eviction = &EvictionREST{pods: s, status: st.Status, pdbs: budgets}
+	}
 	if conn.Kubelets != nil {
 		pods := podGetter{s}
 		st.Log = &LogREST{pods, conn}
@@ -85,6 +93,9 @@ func (s *Storage) Map() map[string]rest.Storage {
 		"bindings":                      s.Binding,
 		plural + "/ephemeralcontainers": s.EphemeralContainers,
 		plural + "/resize":              s.Resize,
+	}
+	if s.Eviction != nil {
+		m[plural+"/eviction"] = s.Eviction
 	}
 	if s.Log != nil {
 		m[plural+"/log"] = s.Log

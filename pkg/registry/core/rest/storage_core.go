@@ -40,6 +40,10 @@ type StorageProvider struct {
 	// services/proxy request with kube-apiserver's 503 for a service
 	// without endpoints.
 	EndpointSlices service.EndpointSlices
+	// DisruptionBudgets are the policy/v1 PodDisruptionBudgets that
+	// pods/eviction honours; nil (until policy/v1 is served) leaves
+	// pods/eviction unserved.
+	DisruptionBudgets pod.DisruptionBudgets
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -65,7 +69,7 @@ func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(ve
 		if nodes != nil {
 			conn.Kubelets = nodes.Kubelets
 		}
-		pods, err := pod.NewStorage(opts, conn)
+		pods, err := pod.NewStorage(opts, conn, p.DisruptionBudgets)
 		v1.Add(pods, err)
 		services, err := service.NewStorage(opts, p.ServiceClusterIPRange, p.ServiceNodePortRange)
 		v1.Add(services, err)
