@@ -21,6 +21,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
+	"github.com/kapi-dev/kapi/pkg/registry/core/node"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
 
@@ -83,6 +84,9 @@ type Config struct {
 
 	ServiceClusterIPRange *net.IPNet
 	ServiceNodePortRange  utilnet.PortRange
+	// Kubelet is how kubelets are reached, for the log, exec, attach,
+	// portforward and proxy subresources (--kubelet-*).
+	Kubelet node.KubeletConfig
 
 	// MaxRequestsInflight and MaxMutatingRequestsInflight bound the
 	// requests served at once; 0 is no bound.
@@ -180,6 +184,7 @@ func NewConfig() *Config {
 		WatchCache:                  generic.WatchCacheConfig{Enabled: true, DefaultSize: 100, Sizes: generic.DefaultWatchCacheSizes()},
 		ServiceClusterIPRange:       serviceNet,
 		ServiceNodePortRange:        utilnet.PortRange{Base: 30000, Size: 2768},
+		Kubelet:                     node.DefaultKubeletConfig(),
 		MaxRequestsInflight:         400,
 		MaxMutatingRequestsInflight: 200,
 		RequestTimeout:              60 * time.Second,

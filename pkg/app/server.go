@@ -233,6 +233,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		Logger:                log.With("component", "kube"),
 		ServiceClusterIPRange: c.ServiceClusterIPRange,
 		ServiceNodePortRange:  c.ServiceNodePortRange,
+		Kubelet:               c.Kubelet,
 		OpenAPI:               openAPI,
 		RuntimeConfig:         c.RuntimeConfig,
 		RBACEscalation:        &escalation.Guard{Authorizer: authz, Rules: rbacAuthz},
@@ -246,6 +247,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		Authenticator:         authn.request,
 		APIAudiences:          saTokens.apiAudiences,
 		EtcdHealth:            etcdHealth(c, client),
+		// Evictions and service proxies read other groups through the
+		// loopback client, as kube-apiserver's do.
+		DisruptionBudgets: loopbackDisruptionBudgets{loopbackClient.PolicyV1()},
+		EndpointSlices:    loopbackEndpointSlices{loopbackClient.DiscoveryV1()},
 		// kube-apiserver's --endpoint-reconciler-type=lease.
 		EndpointLeases:            &reconcilers.EtcdLeases{Client: client, Prefix: c.Etcd.Prefix + "/masterleases/", TTL: reconcilers.DefaultLeaseTTL},
 		EndpointReconcileInterval: c.EndpointReconcileInterval,

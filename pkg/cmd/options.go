@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/app"
 	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
+	"github.com/kapi-dev/kapi/pkg/registry/core/node"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
 
@@ -82,6 +83,9 @@ type Options struct {
 	ServiceClusterIPRange string
 	ServiceNodePortRange  string
 
+	// Kubelet is how kubelets are reached (--kubelet-*).
+	Kubelet node.KubeletConfig
+
 	// Limits.
 	MaxRequestsInflight         int
 	MaxMutatingRequestsInflight int
@@ -124,6 +128,7 @@ func NewOptions() *Options {
 		DefaultWatchCacheSize:               d.WatchCache.DefaultSize,
 		ServiceClusterIPRange:               d.ServiceClusterIPRange.String(),
 		ServiceNodePortRange:                fmt.Sprintf("%d-%d", d.ServiceNodePortRange.Base, d.ServiceNodePortRange.Base+d.ServiceNodePortRange.Size-1),
+		Kubelet:                             d.Kubelet,
 		MaxRequestsInflight:                 d.MaxRequestsInflight,
 		MaxMutatingRequestsInflight:         d.MaxMutatingRequestsInflight,
 		RequestTimeout:                      d.RequestTimeout,
@@ -184,6 +189,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		WatchCache:                   o.WatchCacheConfig(),
 		ServiceClusterIPRange:        serviceNet,
 		ServiceNodePortRange:         utilnet.PortRange{Base: low, Size: high - low + 1},
+		Kubelet:                      o.Kubelet,
 		MaxRequestsInflight:          o.MaxRequestsInflight,
 		MaxMutatingRequestsInflight:  o.MaxMutatingRequestsInflight,
 		RequestTimeout:               o.RequestTimeout,
@@ -209,8 +215,6 @@ var ignoredFlags = []struct{ name, usage string }{
 	{"feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features."},
 	{"proxy-client-cert-file", "Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request."},
 	{"proxy-client-key-file", "Private key for the client certificate used to prove the identity of the aggregator."},
-	{"kubelet-client-certificate", "Path to a client cert file for TLS."},
-	{"kubelet-client-key", "Path to a client key file for TLS."},
 	{"event-ttl", "Amount of time to retain events. (default 1h0m0s)"},
 	{"storage-backend", "The storage backend for persistence. Options: 'etcd3' (default)."},
 	{"storage-media-type", "The media type to use to store objects in storage."},
@@ -281,6 +285,14 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR notation IP range from which to assign service cluster IPs.")
 	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.")
+
+	fs.StringSliceVar(&o.Kubelet.PreferredAddressTypes, "kubelet-preferred-address-types", o.Kubelet.PreferredAddressTypes, "List of the preferred NodeAddressTypes to use for kubelet connections.")
+	fs.UintVar(&o.Kubelet.Port, "kubelet-port", o.Kubelet.Port, "DEPRECATED: kubelet port.")
+	_ = fs.MarkDeprecated("kubelet-port", "kubelet-port is deprecated and will be removed.")
+	fs.DurationVar(&o.Kubelet.HTTPTimeout, "kubelet-timeout", o.Kubelet.HTTPTimeout, "Timeout for kubelet operations.")
+	fs.StringVar(&o.Kubelet.CertFile, "kubelet-client-certificate", o.Kubelet.CertFile, "Path to a client cert file for TLS.")
+	fs.StringVar(&o.Kubelet.KeyFile, "kubelet-client-key", o.Kubelet.KeyFile, "Path to a client key file for TLS.")
+	fs.StringVar(&o.Kubelet.CAFile, "kubelet-certificate-authority", o.Kubelet.CAFile, "Path to a cert file for the certificate authority.")
 
 	fs.IntVar(&o.MaxRequestsInflight, "max-requests-inflight", o.MaxRequestsInflight, "The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
 	fs.IntVar(&o.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInflight, "The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")

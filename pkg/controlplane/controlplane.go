@@ -36,6 +36,8 @@ import (
 	certificatesrest "github.com/kapi-dev/kapi/pkg/registry/certificates/rest"
 	coordinationrest "github.com/kapi-dev/kapi/pkg/registry/coordination/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
+	"github.com/kapi-dev/kapi/pkg/registry/core/node"
+	"github.com/kapi-dev/kapi/pkg/registry/core/pod"
 	corerest "github.com/kapi-dev/kapi/pkg/registry/core/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
 	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
@@ -60,6 +62,15 @@ type Config struct {
 	ServiceClusterIPRange *net.IPNet
 	// ServiceNodePortRange is --service-node-port-range.
 	ServiceNodePortRange utilnet.PortRange
+	// Kubelet is how kubelets are reached (--kubelet-*).
+	Kubelet node.KubeletConfig
+	// DisruptionBudgets are the PodDisruptionBudgets pods/eviction
+	// honours; nil leaves pods/eviction unserved.
+	DisruptionBudgets pod.DisruptionBudgets
+	// EndpointSlices are where services/proxy finds a service's
+	// endpoints; nil answers it with kube-apiserver's 503 for a service
+	// without endpoints.
+	EndpointSlices service.EndpointSlices
 	// Admission is the admission chain of every write, the same one the
 	// other servers of the delegation chain use.
 	Admission admission.Interface
@@ -112,7 +123,8 @@ type Config struct {
 // line in its group's provider.
 func providers(cfg Config) []registry.StorageProvider {
 	return []registry.StorageProvider{
-		corerest.StorageProvider{ServiceClusterIPRange: cfg.ServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange, ServiceAccountTokens: cfg.ServiceAccountTokens, EtcdHealth: cfg.EtcdHealth},
+		corerest.StorageProvider{ServiceClusterIPRange: cfg.ServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange, ServiceAccountTokens: cfg.ServiceAccountTokens,
+			EtcdHealth: cfg.EtcdHealth, Kubelet: cfg.Kubelet, Authorizer: cfg.Authorizer, EndpointSlices: cfg.EndpointSlices, DisruptionBudgets: cfg.DisruptionBudgets},
 		appsrest.StorageProvider{},
 		authenticationrest.StorageProvider{Authenticator: cfg.Authenticator, APIAudiences: cfg.APIAudiences},
 		eventsrest.StorageProvider{},

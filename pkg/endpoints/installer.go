@@ -94,6 +94,17 @@ func (g *APIGroupVersion) typer() runtime.ObjectTyper {
 type verbHandlers struct {
 	namespaced bool
 	byVerb     map[string]http.Handler
+	// connect, if set, serves every request of the path (exec, proxy):
+	// its methods decide the route, and the path may go on after the
+	// subresource when the connecter takes a subpath.
+	connect *connectRoute
+}
+
+// connectRoute is the route of a rest.Connecter.
+type connectRoute struct {
+	methods methodSet
+	subpath bool
+	handler http.Handler
 }
 
 // GroupVersionHandler serves the resources of one group version.
@@ -237,6 +248,22 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 	if d, ok := storage.(rest.GracefulDeleter); ok {
 		vh.byVerb["delete"] = handlers.DeleteResource(d, scope)
 	}
+	if g, ok := storage.(rest.GetterWithOptions); ok {
+		vh.byVerb["get"] = handlers.GetResourceWithOptions(g, scope)
+	}
+	if c, ok := storage.(rest.Connecter); ok {
+		route := &connectRoute{handler: handlers.ConnectResource(c, scope)}
+		_, route.subpath, _ = c.NewConnectOptions()
+		for _, m := range c.ConnectMethods() {
+			route.methods |= methodBit[m]
+			// The verbs discovery lists are those the methods are
+			// authorized as; HEAD and OPTIONS add none.
+			if verb := connectVerbs[m]; verb != "" {
+				vh.byVerb[verb] = route.handler
+			}
+		}
+		vh.connect = route
+	}
 	if d, ok := storage.(rest.CollectionDeleter); ok {
 		vh.byVerb["deletecollection"] = handlers.DeleteCollection(d, scope)
 	}
@@ -361,6 +388,10 @@ func (h *GroupVersionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 		NotFound(w, r)
 		return
 	}
+	if vh.connect != nil {
+		vh.serveConnect(w, r, info)
+		return
+	}
 	methods := vh.routeMethods(info)
 	switch {
 	case methods == 0:
@@ -469,6 +500,31 @@ func (vh *verbHandlers) routeMethods(info *request.RequestInfo) methodSet {
 	return methods
 }
 
+// serveConnect routes a request of a connecter's path, as kube-apiserver
+// registers a connecter: one route for the object's subresource (and one
+// for any path after it, when the connecter takes a subpath), taking the
+// connecter's methods.
+func (vh *verbHandlers) serveConnect(w http.ResponseWriter, r *http.Request, info *request.RequestInfo) {
+	inNamespace := info.Namespace != ""
+	switch {
+	case info.Verb == "proxy", len(info.Parts) < 3, vh.namespaced != inNamespace,
+		len(info.Parts) > 3 && !vh.connect.subpath:
+		NotFound(w, r)
+	case !vh.connect.methods.has(r.Method):
+		MethodNotAllowed(w, r)
+	default:
+		vh.connect.handler.ServeHTTP(w, r)
+	}
+}
+
+// connectVerbs are the verbs a connecter's methods are authorized as.
+var (
+	connectVerbs = map[string]string{
+		http.MethodGet: "get", http.MethodPost: "create", http.MethodPut: "update",
+		http.MethodPatch: "patch", http.MethodDelete: "delete",
+	}
+)
+
 // methodSet is a set of the HTTP methods routes take, one bit each: it is
 // computed for every request, and costs no allocation.
 type methodSet uint8
@@ -479,6 +535,9 @@ var methodBit = map[string]methodSet{
 	http.MethodPut:    1 << 2,
 	http.MethodPatch:  1 << 3,
 	http.MethodDelete: 1 << 4,
+	// Only connecters (the proxies) take these.
+	http.MethodHead:    1 << 5,
+	http.MethodOptions: 1 << 6,
 }
 
 // has reports whether the set holds method; no set holds a method routes

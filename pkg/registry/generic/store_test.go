@@ -286,7 +286,7 @@ func TestPropagationPolicyFinalizers(t *testing.T) {
 }
 
 func TestPodsAreDeletedGracefully(t *testing.T) {
-	st, err := pod.NewStorage(restOptions(t))
+	st, err := pod.NewStorage(restOptions(t), pod.Connections{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

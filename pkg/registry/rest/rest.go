@@ -6,6 +6,8 @@ package rest
 
 import (
 	"context"
+	"io"
+	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -138,4 +140,49 @@ type Deprecated interface {
 // empty kind, and discovery gives no hash.
 type StorageKindProvider interface {
 	StorageKind() schema.GroupVersionKind
+}
+
+// Connecter is a subresource that connects the client to something behind
+// the API server rather than storing anything: pods/exec, pods/attach,
+// pods/portforward and the proxy subresources of pods, services and nodes.
+// The installer serves it for the methods it names (GET is the verb get,
+// POST create, PUT update, PATCH patch, DELETE delete), with options
+// decoded from the query (and the rest of the path, for proxies).
+type Connecter interface {
+	Storage
+	// Connect returns the handler that serves the connection to the
+	// object named name, or the error the client is answered with.
+	// responder writes the errors that happen once the handler runs.
+	Connect(ctx context.Context, name string, opts runtime.Object, responder Responder) (http.Handler, error)
+	// NewConnectOptions returns an empty options object, and whether the
+	// path after the subresource is one of its fields (subpathKey).
+	NewConnectOptions() (opts runtime.Object, subpath bool, subpathKey string)
+	// ConnectMethods are the HTTP methods the subresource takes.
+	ConnectMethods() []string
+}
+
+// Responder writes an error as the Status the client negotiated; it is
+// how a Connecter's handler reports a failure that happens after Connect
+// returned (the backend cannot be dialled, say).
+type Responder interface {
+	Error(w http.ResponseWriter, r *http.Request, err error)
+}
+
+// GetterWithOptions reads one object with options of the storage's own
+// type, decoded from the query: pods/log and its PodLogOptions.
+type GetterWithOptions interface {
+	Get(ctx context.Context, name string, opts runtime.Object) (runtime.Object, error)
+	// NewGetOptions returns an empty options object, and whether the path
+	// after the subresource is one of its fields (subpathKey).
+	NewGetOptions() (opts runtime.Object, subpath bool, subpathKey string)
+}
+
+// ResourceStreamer is an object a Getter returns that is served as a
+// stream of bytes rather than encoded: the log of a container.
+type ResourceStreamer interface {
+	runtime.Object
+	// InputStream opens the stream; a nil stream is answered with 204 No
+	// Content. flush asks for every write to be sent at once (a log that
+	// follows), contentType is the response's Content-Type.
+	InputStream(ctx context.Context, apiVersion, acceptHeader string) (stream io.ReadCloser, flush bool, contentType string, err error)
 }

@@ -59,14 +59,19 @@ func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object)
 	return core.ValidateNodeUpdate(obj.(*corev1.Node), old.(*corev1.Node))
 }
 
-// Storage is the REST storage of nodes and their /status.
+// Storage is the REST storage of nodes, their /status and /proxy, and
+// the kubelets of the nodes, which the streaming subresources of pods
+// connect to.
 type Storage struct {
-	Node   *generic.Store
-	Status *generic.SubresourceREST
+	Node     *generic.Store
+	Status   *generic.SubresourceREST
+	Proxy    *ProxyREST
+	Kubelets *Kubelets
 }
 
-// NewStorage returns the storage of nodes and of their /status.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+// NewStorage returns the storage of nodes; kubelet says how to reach
+// their kubelets.
+func NewStorage(opts generic.RESTOptions, kubelet KubeletConfig) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Node{} },
 		NewListFunc:               func() runtime.Object { return &corev1.NodeList{} },
@@ -85,11 +90,21 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{Node: s, Status: generic.NewSubresourceREST(s, statusStrategy{})}, nil
+	kubelets, err := NewKubelets(s, kubelet)
+	if err != nil {
+		return nil, err
+	}
+	return &Storage{
+		Node:     s,
+		Status:   generic.NewSubresourceREST(s, statusStrategy{}),
+		Proxy:    &ProxyREST{kubelets: kubelets},
+		Kubelets: kubelets,
+	}, nil
 }
 
-// Map returns the storage by path: "nodes" and "nodes/status".
+// Map returns the storage by path: "nodes", "nodes/status" and
+// "nodes/proxy".
 func (s *Storage) Map() map[string]rest.Storage {
 	plural := s.Node.DefaultQualifiedResource.Resource
-	return map[string]rest.Storage{plural: s.Node, plural + "/status": s.Status}
+	return map[string]rest.Storage{plural: s.Node, plural + "/status": s.Status, plural + "/proxy": s.Proxy}
 }

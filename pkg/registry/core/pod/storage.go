@@ -21,10 +21,25 @@ type Storage struct {
 	Pod     *generic.Store
 	Status  *generic.SubresourceREST
 	Binding *BindingREST
+	// EphemeralContainers and Resize write parts of the spec.
+	EphemeralContainers *generic.SubresourceREST
+	Resize              *generic.SubresourceREST
+	// Eviction is served when the PodDisruptionBudgets it honours are.
+	Eviction    *EvictionREST
+	Log         *LogREST
+	Exec        *ExecREST
+	Attach      *AttachREST
+	PortForward *PortForwardREST
+	Proxy       *ProxyREST
 }
 
-// NewStorage returns the storage of pods.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+// NewStorage returns the storage of pods; conn reaches the kubelets
+// that run them, for the subresources that connect to a pod (log, exec,
+// attach, portforward, proxy), which are not served without kubelets.
+//
+// budgets are the PodDisruptionBudgets pods/eviction honours; without
+// them (policy/v1 not served) pods/eviction is not served.
+func NewStorage(opts generic.RESTOptions, conn Connections, budgets DisruptionBudgets) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Pod{} },
 		NewListFunc:               func() runtime.Object { return &corev1.PodList{} },
@@ -44,24 +59,52 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{
-		Pod:     s,
-		Status:  generic.NewSubresourceREST(s, StatusStrategy),
-		Binding: &BindingREST{store: s},
-	}, nil
+	st := &Storage{
+		Pod:                 s,
+		Status:              generic.NewSubresourceREST(s, StatusStrategy),
+		Binding:             &BindingREST{store: s},
+		EphemeralContainers: generic.NewSubresourceREST(s, EphemeralContainersStrategy),
+		Resize:              generic.NewSubresourceREST(s, ResizeStrategy),
+	}
+	if budgets != nil {
+		st.Eviction = &EvictionREST{pods: s, status: st.Status, pdbs: budgets}
+	}
+	if conn.Kubelets != nil {
+		pods := podGetter{s}
+		st.Log = &LogREST{pods, conn}
+		st.Exec = &ExecREST{pods, conn}
+		st.Attach = &AttachREST{pods, conn}
+		st.PortForward = &PortForwardREST{pods, conn}
+		st.Proxy = &ProxyREST{pods, conn}
+	}
+	return st, nil
 }
 
-// Map returns the storage by path: "pods", "pods/status" and
-// "pods/binding", and "bindings", the older path of the binding that
-// kube-apiserver still serves.
+// Map returns the storage by path: "pods", "pods/status",
+// "pods/binding", the connecting subresources ("pods/log", "pods/exec",
+// "pods/attach", "pods/portforward", "pods/proxy"), and "bindings", the
+// older path of the binding that kube-apiserver still serves.
 func (s *Storage) Map() map[string]rest.Storage {
 	plural := s.Pod.DefaultQualifiedResource.Resource
-	return map[string]rest.Storage{
-		plural:              s.Pod,
-		plural + "/status":  s.Status,
-		plural + "/binding": s.Binding,
-		"bindings":          s.Binding,
+	m := map[string]rest.Storage{
+		plural:                          s.Pod,
+		plural + "/status":              s.Status,
+		plural + "/binding":             s.Binding,
+		"bindings":                      s.Binding,
+		plural + "/ephemeralcontainers": s.EphemeralContainers,
+		plural + "/resize":              s.Resize,
 	}
+	if s.Eviction != nil {
+		m[plural+"/eviction"] = s.Eviction
+	}
+	if s.Log != nil {
+		m[plural+"/log"] = s.Log
+		m[plural+"/exec"] = s.Exec
+		m[plural+"/attach"] = s.Attach
+		m[plural+"/portforward"] = s.PortForward
+		m[plural+"/proxy"] = s.Proxy
+	}
+	return m
 }
 
 // BindingREST binds pods to nodes: POST of a Binding to pods/binding (or

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
+	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/registry"
 	"github.com/kapi-dev/kapi/pkg/registry/core/componentstatus"
 	"github.com/kapi-dev/kapi/pkg/registry/core/configmap"
@@ -40,6 +41,19 @@ type StorageProvider struct {
 	ServiceAccountTokens serviceaccount.TokenConfig
 	// EtcdHealth checks each etcd server, for componentstatuses.
 	EtcdHealth []func(context.Context) error
+	// Kubelet is how kubelets are reached; Authorizer checks the create
+	// verb on WebSocket upgrades of pods/exec, attach and portforward.
+	Kubelet    node.KubeletConfig
+	Authorizer authorizer.Authorizer
+	// EndpointSlices are where services/proxy finds a service's
+	// endpoints; nil (until discovery.k8s.io is served) answers every
+	// services/proxy request with kube-apiserver's 503 for a service
+	// without endpoints.
+	EndpointSlices service.EndpointSlices
+	// DisruptionBudgets are the policy/v1 PodDisruptionBudgets that
+	// pods/eviction honours; nil (until policy/v1 is served) leaves
+	// pods/eviction unserved.
+	DisruptionBudgets pod.DisruptionBudgets
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -59,11 +73,19 @@ func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(ve
 		v1.Add(secrets, err)
 		v1.Add(endpoints.NewStorage(opts))
 		v1.Add(event.NewStorage(opts, corev1.SchemeGroupVersion))
-		pods, err := pod.NewStorage(opts)
-		v1.Add(pods, err)
-		v1.Add(service.NewStorage(opts, p.ServiceClusterIPRange, p.ServiceNodePortRange))
-		nodes, err := node.NewStorage(opts)
+		nodes, err := node.NewStorage(opts, p.Kubelet)
 		v1.Add(nodes, err)
+		conn := pod.Connections{Authorizer: p.Authorizer}
+		if nodes != nil {
+			conn.Kubelets = nodes.Kubelets
+		}
+		pods, err := pod.NewStorage(opts, conn, p.DisruptionBudgets)
+		v1.Add(pods, err)
+		services, err := service.NewStorage(opts, p.ServiceClusterIPRange, p.ServiceNodePortRange)
+		v1.Add(services, err)
+		if services != nil && pods != nil && nodes != nil {
+			v1.Add(service.NewProxy(services, pods.Pod, p.EndpointSlices, nodes.Kubelets.ProxyTransport()))
+		}
 		// Tokens are bound to pods, secrets and nodes, read through
 		// their storage.
 		if secrets != nil && pods != nil && nodes != nil {

@@ -9,9 +9,8 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/policy/poddisruptionbudget"
 )
 
-// StorageProvider declares the policy group. pods/eviction reads and
-// updates PDBs through poddisruptionbudget.BudgetsOf(storage["v1"]) of
-// what NewRESTStorage returns.
+// StorageProvider declares the policy group. (pods/eviction reads and
+// updates PDBs through the loopback client, as kube-apiserver's does.)
 type StorageProvider struct{}
 
 var _ registry.StorageProvider = StorageProvider{}

@@ -1,0 +1,64 @@
+package app
+
+import (
+	"context"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	discoveryclient "k8s.io/client-go/kubernetes/typed/discovery/v1"
+	policyclient "k8s.io/client-go/kubernetes/typed/policy/v1"
+
+	"github.com/kapi-dev/kapi/pkg/registry/core/pod"
+	"github.com/kapi-dev/kapi/pkg/registry/core/service"
+)
+
+// loopbackDisruptionBudgets are the PodDisruptionBudgets pods/eviction
+// honours, read and updated through the loopback client: the budgets are
+// another group's objects, and their status update is a request like any
+// other (audited, admitted), as in kube-apiserver.
+type loopbackDisruptionBudgets struct {
+	client policyclient.PodDisruptionBudgetsGetter
+}
+
+var _ pod.DisruptionBudgets = loopbackDisruptionBudgets{}
+
+func (b loopbackDisruptionBudgets) List(ctx context.Context, namespace string) ([]policyv1.PodDisruptionBudget, error) {
+	list, err := b.client.PodDisruptionBudgets(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+func (b loopbackDisruptionBudgets) Get(ctx context.Context, namespace, name string) (*policyv1.PodDisruptionBudget, error) {
+	return b.client.PodDisruptionBudgets(namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
+func (b loopbackDisruptionBudgets) UpdateStatus(ctx context.Context, pdb *policyv1.PodDisruptionBudget) error {
+	_, err := b.client.PodDisruptionBudgets(pdb.Namespace).UpdateStatus(ctx, pdb, metav1.UpdateOptions{})
+	return err
+}
+
+// loopbackEndpointSlices are the EndpointSlices services/proxy picks an
+// endpoint from, listed through the loopback client by the service name
+// label the EndpointSlice controller sets.
+type loopbackEndpointSlices struct {
+	client discoveryclient.EndpointSlicesGetter
+}
+
+var _ service.EndpointSlices = loopbackEndpointSlices{}
+
+func (s loopbackEndpointSlices) EndpointSlices(ctx context.Context, namespace, name string) ([]*discoveryv1.EndpointSlice, error) {
+	selector := labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: name}).String()
+	list, err := s.client.EndpointSlices(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*discoveryv1.EndpointSlice, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out, nil
+}
