@@ -38,6 +38,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
 	discoveryrest "github.com/kapi-dev/kapi/pkg/registry/discovery/rest"
 	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
+	flowcontrolrest "github.com/kapi-dev/kapi/pkg/registry/flowcontrol/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	noderest "github.com/kapi-dev/kapi/pkg/registry/node/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
@@ -116,6 +117,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		discoveryrest.StorageProvider{},
 		noderest.StorageProvider{},
 		schedulingrest.StorageProvider{},
+		flowcontrolrest.StorageProvider{},
 	}
 }
 

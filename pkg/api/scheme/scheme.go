@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -27,6 +28,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/apis/discovery"
 	"github.com/kapi-dev/kapi/pkg/apis/events"
+	"github.com/kapi-dev/kapi/pkg/apis/flowcontrol"
 	"github.com/kapi-dev/kapi/pkg/apis/rbac"
 	"github.com/kapi-dev/kapi/pkg/apis/scheduling"
 )
@@ -59,12 +61,14 @@ var adders = []func(*runtime.Scheme) error{
 	discoveryv1.AddToScheme,
 	nodev1.AddToScheme,
 	schedulingv1.AddToScheme,
+	flowcontrolv1.AddToScheme,
 	core.AddDefaults,
 	apps.AddDefaults,
 	events.AddConversions,
 	rbac.AddDefaults,
 	discovery.AddDefaults,
 	scheduling.AddDefaults,
+	flowcontrol.AddDefaults,
 }
 
 func init() {
