@@ -14,15 +14,18 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	flowcontrolclient "k8s.io/client-go/kubernetes/typed/flowcontrol/v1"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	"github.com/kapi-dev/kapi/pkg/controlplane/apfbootstrap"
 	"github.com/kapi-dev/kapi/pkg/controlplane/identitylease"
 	"github.com/kapi-dev/kapi/pkg/controlplane/reconcilers"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
@@ -169,6 +172,9 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 	if err := addBootstrapHooks(s, cfg, core, served); err != nil {
 		return nil, err
 	}
+	if servesGroup(served, flowcontrolv1.SchemeGroupVersion) {
+		s.AddPostStartHook(apfbootstrap.HookName, apfBootstrapHook(cfg.Logger))
+	}
 	return s, nil
 }
 
@@ -269,4 +275,29 @@ func coreStorageOf(served []groupVersion) (*coreStorage, error) {
 		return &coreStorage{namespaces: namespaces, services: services, endpoints: endpoints}, nil
 	}
 	return nil, nil
+}
+
+// servesGroup says whether gv is among the served group versions.
+func servesGroup(served []groupVersion, gv schema.GroupVersion) bool {
+	for _, g := range served {
+		if g.gv == gv {
+			return true
+		}
+	}
+	return false
+}
+
+// apfBootstrapHook puts the API priority and fairness bootstrap
+// configuration in place through the loopback client, and keeps it there.
+func apfBootstrapHook(log *slog.Logger) server.PostStartHookFunc {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return func(hctx server.PostStartHookContext) error {
+		client, err := flowcontrolclient.NewForConfig(hctx.Loopback.RESTConfig())
+		if err != nil {
+			return fmt.Errorf("the APF bootstrap client: %w", err)
+		}
+		return apfbootstrap.Run(hctx.Context, client, apfbootstrap.Interval, log.With("component", "apf-bootstrap"))
+	}
 }
