@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/apis/internal/badvalue"
 	"github.com/kapi-dev/kapi/pkg/apis/internal/declarative"
 )
 
@@ -51,7 +52,7 @@ func ValidateFlowSchema(fs *flowcontrolv1.FlowSchema) field.ErrorList {
 	allErrs = append(allErrs, validateFlowSchemaSpec(fs.Name, &fs.Spec)...)
 	if mandatory, ok := mandatoryFlowSchemaSpecs[fs.Name]; ok {
 		if !apiequality.Semantic.DeepEqual(fs.Spec, mandatory) {
-			allErrs = append(allErrs, field.Invalid(specPath, fs.Spec, fmt.Sprintf("spec of '%s' must equal the fixed value", fs.Name)))
+			allErrs = append(allErrs, field.Invalid(specPath, badvalue.Internal(fs.Spec), fmt.Sprintf("spec of '%s' must equal the fixed value", fs.Name)))
 		}
 	}
 	return append(allErrs, validateFlowSchemaStatus(&fs.Status)...)
@@ -91,7 +92,7 @@ func validateFlowSchemaSpec(name string, spec *flowcontrolv1.FlowSchemaSpec) fie
 	}
 	if m := spec.DistinguisherMethod; m != nil && !sets.New(distinguisherMethods...).Has(string(m.Type)) {
 		// kube-apiserver reports the whole method as the bad value.
-		allErrs = append(allErrs, field.NotSupported(specPath.Child("distinguisherMethod", "type"), m, distinguisherMethods))
+		allErrs = append(allErrs, field.NotSupported(specPath.Child("distinguisherMethod", "type"), badvalue.Internal(m), distinguisherMethods))
 	}
 	levelName := specPath.Child("priorityLevelConfiguration", "name")
 	if spec.PriorityLevelConfiguration.Name == "" {
@@ -440,7 +441,7 @@ func validateMandatoryLevel(pl *flowcontrolv1.PriorityLevelConfiguration) field.
 		msg = fmt.Sprintf("spec of '%s' except the 'spec.exempt' field must equal the fixed value", pl.Name)
 	}
 	if !apiequality.Semantic.DeepEqual(&fixed.Spec, have) {
-		return field.ErrorList{field.Invalid(specPath, pl.Spec, msg)}
+		return field.ErrorList{field.Invalid(specPath, badvalue.Internal(pl.Spec), msg)}
 	}
 	return nil
 }
