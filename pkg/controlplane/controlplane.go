@@ -48,6 +48,7 @@ import (
 	rbacrest "github.com/kapi-dev/kapi/pkg/registry/rbac/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	schedulingrest "github.com/kapi-dev/kapi/pkg/registry/scheduling/rest"
+	storagemigrationrest "github.com/kapi-dev/kapi/pkg/registry/storagemigration/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
 
@@ -121,6 +122,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		noderest.StorageProvider{},
 		schedulingrest.StorageProvider{},
 		flowcontrolrest.StorageProvider{},
+		storagemigrationrest.StorageProvider{},
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,6 +32,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/flowcontrol"
 	"github.com/kapi-dev/kapi/pkg/apis/rbac"
 	"github.com/kapi-dev/kapi/pkg/apis/scheduling"
+	"github.com/kapi-dev/kapi/pkg/apis/storagemigration"
 )
 
 var (
@@ -62,6 +64,7 @@ var adders = []func(*runtime.Scheme) error{
 	nodev1.AddToScheme,
 	schedulingv1.AddToScheme,
 	flowcontrolv1.AddToScheme,
+	storagemigrationv1.AddToScheme,
 	core.AddDefaults,
 	apps.AddDefaults,
 	events.AddConversions,
@@ -69,6 +72,7 @@ var adders = []func(*runtime.Scheme) error{
 	discovery.AddDefaults,
 	scheduling.AddDefaults,
 	flowcontrol.AddDefaults,
+	storagemigration.AddConversions,
 }
 
 func init() {

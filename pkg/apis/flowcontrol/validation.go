@@ -15,6 +15,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/apis/internal/badvalue"
 	"github.com/kapi-dev/kapi/pkg/apis/internal/declarative"
+	"github.com/kapi-dev/kapi/pkg/apis/internal/fielderrors"
 )
 
 var (
@@ -62,13 +63,13 @@ func ValidateFlowSchema(fs *flowcontrolv1.FlowSchema) field.ErrorList {
 // field may change, and the result must be a valid schema.
 func ValidateFlowSchemaUpdate(fs, old *flowcontrolv1.FlowSchema) field.ErrorList {
 	allErrs := metaUpdate(&fs.ObjectMeta, &old.ObjectMeta)
-	return dedupe(append(allErrs, ValidateFlowSchema(fs)...))
+	return fielderrors.Dedupe(append(allErrs, ValidateFlowSchema(fs)...))
 }
 
 // ValidateFlowSchemaStatusUpdate validates a write of /status.
 func ValidateFlowSchemaStatusUpdate(fs, old *flowcontrolv1.FlowSchema) field.ErrorList {
 	allErrs := metaUpdate(&fs.ObjectMeta, &old.ObjectMeta)
-	return dedupe(append(allErrs, validateFlowSchemaStatus(&fs.Status)...))
+	return fielderrors.Dedupe(append(allErrs, validateFlowSchemaStatus(&fs.Status)...))
 }
 
 // metaUpdate is what kube-apiserver checks of the metadata of every
@@ -307,7 +308,7 @@ func ValidatePriorityLevelConfiguration(pl *flowcontrolv1.PriorityLevelConfigura
 // ValidatePriorityLevelConfigurationUpdate validates an update of a level.
 // Its declarative rules do not judge a spec again that did not change.
 func ValidatePriorityLevelConfigurationUpdate(pl, old *flowcontrolv1.PriorityLevelConfiguration) field.ErrorList {
-	written := dedupe(append(metaUpdate(&pl.ObjectMeta, &old.ObjectMeta), validateLevel(pl)...))
+	written := fielderrors.Dedupe(append(metaUpdate(&pl.ObjectMeta, &old.ObjectMeta), validateLevel(pl)...))
 	return declarative.Join(written, validateLevelDeclared(&pl.Spec, &old.Spec))
 }
 
@@ -315,7 +316,7 @@ func ValidatePriorityLevelConfigurationUpdate(pl, old *flowcontrolv1.PriorityLev
 // /status.
 func ValidatePriorityLevelConfigurationStatusUpdate(pl, old *flowcontrolv1.PriorityLevelConfiguration) field.ErrorList {
 	allErrs := metaUpdate(&pl.ObjectMeta, &old.ObjectMeta)
-	return dedupe(append(allErrs, validateLevelStatus(&pl.Status)...))
+	return fielderrors.Dedupe(append(allErrs, validateLevelStatus(&pl.Status)...))
 }
 
 // validateLevel is kube-apiserver's hand-written validation of a level;
@@ -526,21 +527,4 @@ func hasWildcard(list []string) bool {
 		}
 	}
 	return false
-}
-
-// dedupe drops the repeats of an error: kube-apiserver checks the
-// metadata of an update both in its common checks and in the resource's
-// own, and reports each error once.
-func dedupe(errs field.ErrorList) field.ErrorList {
-	var out field.ErrorList
-next:
-	for _, e := range errs {
-		for _, o := range out {
-			if o.Type == e.Type && o.Field == e.Field && o.Detail == e.Detail {
-				continue next
-			}
-		}
-		out = append(out, e)
-	}
-	return out
 }

@@ -2,15 +2,18 @@
 // they are the bad value of a validation error. kube-apiserver validates
 // its internal types, which have no JSON tags, and field.Error prints a
 // bad value as its JSON: the Go field names, every field present, nil as
-// null ({"Type":"ByHat"} where the API says {"type":"ByHat"}). kapi
-// validates the versioned types, so it renders their values this way to
-// give the same messages.
+// null ({"Type":"ByHat"} where the API says {"type":"ByHat"}). Types
+// shared by internal and versioned objects (those of apimachinery, such
+// as metav1.GroupResource or resource.Quantity) keep their JSON form.
+// kapi validates the versioned types, so it renders their values this way
+// to give the same messages.
 package badvalue
 
 import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 )
 
 // Internal returns v as JSON with Go field names, to be used as the bad
@@ -34,6 +37,10 @@ func write(b *bytes.Buffer, v reflect.Value) {
 		}
 		write(b, v.Elem())
 	case reflect.Struct:
+		if !strings.HasPrefix(v.Type().PkgPath(), "k8s.io/api/") {
+			writeJSON(b, v)
+			return
+		}
 		b.WriteByte('{')
 		t := v.Type()
 		first := true
@@ -69,11 +76,15 @@ func write(b *bytes.Buffer, v reflect.Value) {
 		b.WriteByte(']')
 	default:
 		// Scalars and maps print as encoding/json prints them.
-		data, err := json.Marshal(v.Interface())
-		if err != nil {
-			b.WriteString("null")
-			return
-		}
-		b.Write(data)
+		writeJSON(b, v)
 	}
+}
+
+func writeJSON(b *bytes.Buffer, v reflect.Value) {
+	data, err := json.Marshal(v.Interface())
+	if err != nil {
+		b.WriteString("null")
+		return
+	}
+	b.Write(data)
 }

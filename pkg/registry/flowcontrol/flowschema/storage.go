@@ -93,7 +93,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, flowcontrolv1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{FlowSchema: s, Status: generic.NewSubresourceREST(s, statusStrategy{})}, nil
+	return &Storage{FlowSchema: s, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
 }
 
 // Map returns the storage by path: "flowschemas" and "flowschemas/status".

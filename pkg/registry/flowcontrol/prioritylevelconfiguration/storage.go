@@ -94,7 +94,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, flowcontrolv1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{PriorityLevelConfiguration: s, Status: generic.NewSubresourceREST(s, statusStrategy{})}, nil
+	return &Storage{PriorityLevelConfiguration: s, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
 }
 
 // Map returns the storage by path: "prioritylevelconfigurations" and
