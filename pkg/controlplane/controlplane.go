@@ -46,6 +46,7 @@ import (
 	noderest "github.com/kapi-dev/kapi/pkg/registry/node/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
 	rbacrest "github.com/kapi-dev/kapi/pkg/registry/rbac/rest"
+	resourcerest "github.com/kapi-dev/kapi/pkg/registry/resource/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	schedulingrest "github.com/kapi-dev/kapi/pkg/registry/scheduling/rest"
 	storagemigrationrest "github.com/kapi-dev/kapi/pkg/registry/storagemigration/rest"
@@ -123,6 +124,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		schedulingrest.StorageProvider{},
 		flowcontrolrest.StorageProvider{},
 		storagemigrationrest.StorageProvider{},
+		resourcerest.StorageProvider{},
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -31,6 +32,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/events"
 	"github.com/kapi-dev/kapi/pkg/apis/flowcontrol"
 	"github.com/kapi-dev/kapi/pkg/apis/rbac"
+	"github.com/kapi-dev/kapi/pkg/apis/resource"
 	"github.com/kapi-dev/kapi/pkg/apis/scheduling"
 	"github.com/kapi-dev/kapi/pkg/apis/storagemigration"
 )
@@ -65,6 +67,7 @@ var adders = []func(*runtime.Scheme) error{
 	schedulingv1.AddToScheme,
 	flowcontrolv1.AddToScheme,
 	storagemigrationv1.AddToScheme,
+	resourcev1.AddToScheme,
 	core.AddDefaults,
 	apps.AddDefaults,
 	events.AddConversions,
@@ -73,6 +76,8 @@ var adders = []func(*runtime.Scheme) error{
 	scheduling.AddDefaults,
 	flowcontrol.AddDefaults,
 	storagemigration.AddConversions,
+	resource.AddDefaults,
+	resource.AddConversions,
 }
 
 func init() {
