@@ -32,11 +32,15 @@ const maxTaintRuleConditions = 8
 // poolNameMaxLength bounds a pool's name.
 const poolNameMaxLength = 253
 
+// options are the validation options of kube-apiserver 1.37's default
+// feature gates: partitionable device types are alpha, off.
+var options = map[string]bool{"DRAPartitionableDevicesType": false}
+
 // declared runs the declarative rules generated for the types and keeps
 // the errors kube-apiserver 1.37 enforces: its standard and beta rules;
 // alpha ones only shadow the hand-written rules.
 func declared(fn func(ctx context.Context, op operation.Operation) field.ErrorList, update bool) field.ErrorList {
-	op := operation.Operation{Type: operation.Create}
+	op := operation.Operation{Type: operation.Create, Options: options}
 	if update {
 		op.Type = operation.Update
 	}
@@ -56,12 +60,25 @@ func metaUpdate(meta, old *metav1.ObjectMeta, namespaced bool) field.ErrorList {
 	return append(allErrs, core.ValidateObjectMetaUpdate(meta, old, metadataPath)...)
 }
 
-// ValidateDeviceClass validates a DeviceClass on create.
+// ValidateDeviceClass validates a DeviceClass on create. Its name is
+// checked by a declarative rule in kube-apiserver 1.37, so its errors
+// come after the hand-written ones.
 func ValidateDeviceClass(c *resourcev1.DeviceClass) field.ErrorList {
-	written := core.ValidateObjectMeta(&c.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, metadataPath)
-	return declarative.Join(written, declared(func(ctx context.Context, op operation.Operation) field.ErrorList {
+	written := core.ValidateObjectMeta(&c.ObjectMeta, false, noName, metadataPath)
+	return declarative.Join(written, append(className(c), declared(func(ctx context.Context, op operation.Operation) field.ErrorList {
 		return resourcev1.Validate_DeviceClassSpec(ctx, op, specPath, &c.Spec, nil)
-	}, false))
+	}, false)...))
+}
+
+// noName accepts every name: the name is checked elsewhere.
+func noName(string, bool) []string { return nil }
+
+func className(c *resourcev1.DeviceClass) field.ErrorList {
+	var allErrs field.ErrorList
+	for _, msg := range apivalidation.NameIsDNSSubdomain(c.Name, false) {
+		allErrs = append(allErrs, field.Invalid(metadataPath.Child("name"), c.Name, msg))
+	}
+	return allErrs
 }
 
 // ValidateDeviceClassUpdate validates an update of a DeviceClass.
@@ -133,8 +150,8 @@ func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplat
 // gets: labels and annotations only.
 func validateTemplateMeta(spec *resourcev1.ResourceClaimTemplateSpec) field.ErrorList {
 	p := specPath.Child("metadata")
-	allErrs := metav1validation.ValidateLabels(spec.Labels, p.Child("labels"))
-	return append(allErrs, apivalidation.ValidateAnnotations(spec.Annotations, p.Child("annotations"))...)
+	allErrs := apivalidation.ValidateAnnotations(spec.Annotations, p.Child("annotations"))
+	return append(allErrs, metav1validation.ValidateLabels(spec.Labels, p.Child("labels"))...)
 }
 
 // ValidateResourceSlice validates a ResourceSlice on create.

@@ -49,6 +49,20 @@ func write(b *bytes.Buffer, v reflect.Value) {
 			if !f.IsExported() {
 				continue
 			}
+			if f.Anonymous && !strings.HasPrefix(f.Type.PkgPath(), "k8s.io/api/") {
+				// An embedded apimachinery struct (ObjectMeta) has its
+				// JSON fields inlined.
+				data, err := json.Marshal(v.Field(i).Interface())
+				if err != nil || len(data) <= 2 || data[0] != '{' {
+					continue
+				}
+				if !first {
+					b.WriteByte(',')
+				}
+				first = false
+				b.Write(data[1 : len(data)-1])
+				continue
+			}
 			if !first {
 				b.WriteByte(',')
 			}

@@ -82,6 +82,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
+		ReturnDeletedObject:       true,
 	}
 	if err := opts.Complete(s, resourcev1.SchemeGroupVersion); err != nil {
 		return nil, err

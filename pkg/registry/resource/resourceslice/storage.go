@@ -91,6 +91,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
+		ReturnDeletedObject:       true,
 		FieldsFunc:                selectableFields,
 		UnknownFieldSelector: func(field string) error {
 			return fmt.Errorf("field label not supported for %s: %s", resourcev1.SchemeGroupVersion.WithKind("ResourceSlice"), field)
