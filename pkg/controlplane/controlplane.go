@@ -14,15 +14,18 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	flowcontrolclient "k8s.io/client-go/kubernetes/typed/flowcontrol/v1"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	"github.com/kapi-dev/kapi/pkg/controlplane/apfbootstrap"
 	"github.com/kapi-dev/kapi/pkg/controlplane/identitylease"
 	"github.com/kapi-dev/kapi/pkg/controlplane/reconcilers"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
@@ -43,15 +46,18 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
 	discoveryrest "github.com/kapi-dev/kapi/pkg/registry/discovery/rest"
 	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
+	flowcontrolrest "github.com/kapi-dev/kapi/pkg/registry/flowcontrol/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	networkingrest "github.com/kapi-dev/kapi/pkg/registry/networking/rest"
 	noderest "github.com/kapi-dev/kapi/pkg/registry/node/rest"
 	policyrest "github.com/kapi-dev/kapi/pkg/registry/policy/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
 	rbacrest "github.com/kapi-dev/kapi/pkg/registry/rbac/rest"
+	resourcerest "github.com/kapi-dev/kapi/pkg/registry/resource/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	schedulingrest "github.com/kapi-dev/kapi/pkg/registry/scheduling/rest"
 	storagerest "github.com/kapi-dev/kapi/pkg/registry/storage/rest"
+	storagemigrationrest "github.com/kapi-dev/kapi/pkg/registry/storagemigration/rest"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
 
@@ -140,6 +146,9 @@ func providers(cfg Config) []registry.StorageProvider {
 		autoscalingrest.StorageProvider{},
 		policyrest.StorageProvider{},
 		networkingrest.StorageProvider{},
+		flowcontrolrest.StorageProvider{},
+		storagemigrationrest.StorageProvider{},
+		resourcerest.StorageProvider{},
 	}
 }
 
@@ -196,6 +205,9 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 	}
 	if cidrs := serviceCIDRStorageOf(served); cidrs != nil && cfg.ServiceClusterIPRange != nil {
 		s.AddPostStartHook("start-kubernetes-service-cidr-controller", defaultServiceCIDRHook(cidrs, []*net.IPNet{cfg.ServiceClusterIPRange}, cfg.Logger))
+	}
+	if servesGroup(served, flowcontrolv1.SchemeGroupVersion) {
+		s.AddPostStartHook(apfbootstrap.HookName, apfBootstrapHook(cfg.Logger))
 	}
 	return s, nil
 }
@@ -297,4 +309,29 @@ func coreStorageOf(served []groupVersion) (*coreStorage, error) {
 		return &coreStorage{namespaces: namespaces, services: services, endpoints: endpoints}, nil
 	}
 	return nil, nil
+}
+
+// servesGroup says whether gv is among the served group versions.
+func servesGroup(served []groupVersion, gv schema.GroupVersion) bool {
+	for _, g := range served {
+		if g.gv == gv {
+			return true
+		}
+	}
+	return false
+}
+
+// apfBootstrapHook puts the API priority and fairness bootstrap
+// configuration in place through the loopback client, and keeps it there.
+func apfBootstrapHook(log *slog.Logger) server.PostStartHookFunc {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return func(hctx server.PostStartHookContext) error {
+		client, err := flowcontrolclient.NewForConfig(hctx.Loopback.RESTConfig())
+		if err != nil {
+			return fmt.Errorf("the APF bootstrap client: %w", err)
+		}
+		return apfbootstrap.Run(hctx.Context, client, apfbootstrap.Interval, log.With("component", "apf-bootstrap"))
+	}
 }

@@ -16,8 +16,10 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 )
 
 // builtinKinds lists the kinds with a printer of their own.
@@ -72,6 +74,13 @@ func builtinKinds() []kind {
 
 		// node.k8s.io/v1
 		newKind(&nodev1.RuntimeClass{}, &nodev1.RuntimeClassList{}, runtimeClassColumns, cellsOf(printRuntimeClass)),
+		// resource.k8s.io/v1, storagemigration.k8s.io/v1
+		newKind(&resourcev1.DeviceClass{}, &resourcev1.DeviceClassList{}, deviceClassColumns, cellsOf(printDeviceClass)),
+		newKind(&resourcev1.DeviceTaintRule{}, &resourcev1.DeviceTaintRuleList{}, deviceTaintRuleColumns, cellsOf(printDeviceTaintRule)),
+		newKind(&resourcev1.ResourceClaim{}, &resourcev1.ResourceClaimList{}, resourceClaimColumns, cellsOf(printResourceClaim)),
+		newKind(&resourcev1.ResourceClaimTemplate{}, &resourcev1.ResourceClaimTemplateList{}, resourceClaimTemplateColumns, cellsOf(printResourceClaimTemplate)),
+		newKind(&resourcev1.ResourceSlice{}, &resourcev1.ResourceSliceList{}, resourceSliceColumns, cellsOf(printResourceSlice)),
+		newKind(&storagemigrationv1.StorageVersionMigration{}, &storagemigrationv1.StorageVersionMigrationList{}, storageVersionMigrationColumns, cellsOf(printStorageVersionMigration)),
 
 		// scheduling.k8s.io/v1, policy/v1
 		newKind(&schedulingv1.PriorityClass{}, &schedulingv1.PriorityClassList{}, priorityClassColumns, cellsOf(printPriorityClass)),

@@ -16,12 +16,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -36,10 +39,13 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/apis/discovery"
 	"github.com/kapi-dev/kapi/pkg/apis/events"
+	"github.com/kapi-dev/kapi/pkg/apis/flowcontrol"
 	"github.com/kapi-dev/kapi/pkg/apis/networking"
 	"github.com/kapi-dev/kapi/pkg/apis/rbac"
+	"github.com/kapi-dev/kapi/pkg/apis/resource"
 	"github.com/kapi-dev/kapi/pkg/apis/scheduling"
 	"github.com/kapi-dev/kapi/pkg/apis/storage"
+	"github.com/kapi-dev/kapi/pkg/apis/storagemigration"
 )
 
 var (
@@ -76,6 +82,9 @@ var adders = []func(*runtime.Scheme) error{
 	batchv1.AddToScheme,
 	autoscalingv2.AddToScheme,
 	policyv1.AddToScheme,
+	flowcontrolv1.AddToScheme,
+	storagemigrationv1.AddToScheme,
+	resourcev1.AddToScheme,
 	core.AddDefaults,
 	apps.AddDefaults,
 	events.AddConversions,
@@ -88,6 +97,10 @@ var adders = []func(*runtime.Scheme) error{
 	autoscaling.AddDefaults,
 	autoscaling.AddConversions,
 	networking.AddDefaults,
+	flowcontrol.AddDefaults,
+	storagemigration.AddConversions,
+	resource.AddDefaults,
+	resource.AddConversions,
 }
 
 func init() {

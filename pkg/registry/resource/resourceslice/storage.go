@@ -1,0 +1,109 @@
+// Package resourceslice is the REST storage of resource.k8s.io/v1
+// resourceslices.
+package resourceslice
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	resourcev1 "k8s.io/api/resource/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apis/resource"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+type strategy struct{ generic.DefaultStrategy }
+
+// Strategy is the behaviour of resource slices: metadata.generation
+// counts changes of the spec, and a driver name with capitals gets a
+// warning.
+var Strategy = strategy{}
+
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	obj.(*resourcev1.ResourceSlice).Generation = 1
+}
+
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	s, oldS := obj.(*resourcev1.ResourceSlice), old.(*resourcev1.ResourceSlice)
+	s.Generation = oldS.Generation
+	if !apiequality.Semantic.DeepEqual(s.Spec, oldS.Spec) {
+		s.Generation++
+	}
+}
+
+func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return resource.ValidateResourceSlice(obj.(*resourcev1.ResourceSlice))
+}
+
+func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return resource.ValidateResourceSliceUpdate(obj.(*resourcev1.ResourceSlice), old.(*resourcev1.ResourceSlice))
+}
+
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return driverWarnings(obj.(*resourcev1.ResourceSlice))
+}
+
+func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return driverWarnings(obj.(*resourcev1.ResourceSlice))
+}
+
+func driverWarnings(s *resourcev1.ResourceSlice) []string {
+	if s.Spec.Driver != strings.ToLower(s.Spec.Driver) {
+		return []string{fmt.Sprintf("spec.driver: driver names should be lowercase; %q contains uppercase characters", s.Spec.Driver)}
+	}
+	return nil
+}
+
+// selectableFields are the fields a list of slices may select on besides
+// the name: the node, the driver and the pool.
+func selectableFields(obj runtime.Object) fields.Set {
+	s := obj.(*resourcev1.ResourceSlice)
+	var node string
+	if s.Spec.NodeName != nil {
+		node = *s.Spec.NodeName
+	}
+	return fields.Set{
+		"spec.nodeName":  node,
+		"spec.driver":    s.Spec.Driver,
+		"spec.pool.name": s.Spec.Pool.Name,
+	}
+}
+
+// Storage is the REST storage of resourceslices.
+type Storage struct {
+	ResourceSlice *generic.Store
+}
+
+// NewStorage returns the storage of resourceslices.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+	s := &generic.Store{
+		NewFunc:                   func() runtime.Object { return &resourcev1.ResourceSlice{} },
+		NewListFunc:               func() runtime.Object { return &resourcev1.ResourceSliceList{} },
+		DefaultQualifiedResource:  resourcev1.Resource("resourceslices"),
+		SingularQualifiedResource: resourcev1.Resource("resourceslice"),
+		KeyPrefix:                 "/resourceslices",
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		DeleteStrategy:            Strategy,
+		ReturnDeletedObject:       true,
+		FieldsFunc:                selectableFields,
+		UnknownFieldSelector: func(field string) error {
+			return fmt.Errorf("field label not supported for %s: %s", resourcev1.SchemeGroupVersion.WithKind("ResourceSlice"), field)
+		},
+	}
+	if err := opts.Complete(s, resourcev1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{ResourceSlice: s}, nil
+}
+
+// Map returns the storage by path: "resourceslices".
+func (s *Storage) Map() map[string]rest.Storage {
+	return map[string]rest.Storage{s.ResourceSlice.DefaultQualifiedResource.Resource: s.ResourceSlice}
+}
