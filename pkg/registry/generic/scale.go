@@ -166,6 +166,11 @@ func (u *scaleUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) 
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("expected input object type to be Scale, but %T", obj))
 	}
+	// The Scale written is namespaced as the request, as any object
+	// written is (a Scale sent without a namespace takes the request's).
+	if err := u.rest.store.checkNamespace(ctx, scale); err != nil {
+		return nil, err
+	}
 	if errs := ValidateScale(scale); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(autoscalingv1.SchemeGroupVersion.WithKind("Scale").GroupKind(), scale.Name, errs)
 	}

@@ -83,7 +83,7 @@ func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object)
 type Storage struct {
 	ReplicationController *generic.Store
 	Status                *generic.SubresourceREST
-	Scale                 *ScaleREST
+	Scale                 *generic.ScaleREST
 }
 
 // NewStorage returns the storage of replicationcontrollers.
@@ -111,7 +111,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	return &Storage{
 		ReplicationController: s,
 		Status:                generic.NewSubresourceREST(s, statusStrategy{}),
-		Scale:                 &ScaleREST{store: s},
+		Scale:                 generic.NewScaleREST(s, scalable),
 	}, nil
 }
 
