@@ -13,9 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
-	"github.com/kapi-dev/kapi/pkg/apis/internal/badvalue"
 	"github.com/kapi-dev/kapi/pkg/apis/internal/declarative"
 	"github.com/kapi-dev/kapi/pkg/apis/internal/fielderrors"
+	"github.com/kapi-dev/kapi/pkg/apis/internal/gofields"
 )
 
 var (
@@ -53,7 +53,7 @@ func ValidateFlowSchema(fs *flowcontrolv1.FlowSchema) field.ErrorList {
 	allErrs = append(allErrs, validateFlowSchemaSpec(fs.Name, &fs.Spec)...)
 	if mandatory, ok := mandatoryFlowSchemaSpecs[fs.Name]; ok {
 		if !apiequality.Semantic.DeepEqual(fs.Spec, mandatory) {
-			allErrs = append(allErrs, field.Invalid(specPath, badvalue.Internal(fs.Spec), fmt.Sprintf("spec of '%s' must equal the fixed value", fs.Name)))
+			allErrs = append(allErrs, field.Invalid(specPath, gofields.Value(fs.Spec), fmt.Sprintf("spec of '%s' must equal the fixed value", fs.Name)))
 		}
 	}
 	return append(allErrs, validateFlowSchemaStatus(&fs.Status)...)
@@ -93,7 +93,7 @@ func validateFlowSchemaSpec(name string, spec *flowcontrolv1.FlowSchemaSpec) fie
 	}
 	if m := spec.DistinguisherMethod; m != nil && !sets.New(distinguisherMethods...).Has(string(m.Type)) {
 		// kube-apiserver reports the whole method as the bad value.
-		allErrs = append(allErrs, field.NotSupported(specPath.Child("distinguisherMethod", "type"), badvalue.Internal(m), distinguisherMethods))
+		allErrs = append(allErrs, field.NotSupported(specPath.Child("distinguisherMethod", "type"), gofields.Value(m), distinguisherMethods))
 	}
 	levelName := specPath.Child("priorityLevelConfiguration", "name")
 	if spec.PriorityLevelConfiguration.Name == "" {
@@ -442,7 +442,7 @@ func validateMandatoryLevel(pl *flowcontrolv1.PriorityLevelConfiguration) field.
 		msg = fmt.Sprintf("spec of '%s' except the 'spec.exempt' field must equal the fixed value", pl.Name)
 	}
 	if !apiequality.Semantic.DeepEqual(&fixed.Spec, have) {
-		return field.ErrorList{field.Invalid(specPath, badvalue.Internal(pl.Spec), msg)}
+		return field.ErrorList{field.Invalid(specPath, gofields.Value(pl.Spec), msg)}
 	}
 	return nil
 }

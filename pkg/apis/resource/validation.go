@@ -15,9 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
-	"github.com/kapi-dev/kapi/pkg/apis/internal/badvalue"
 	"github.com/kapi-dev/kapi/pkg/apis/internal/declarative"
 	"github.com/kapi-dev/kapi/pkg/apis/internal/fielderrors"
+	"github.com/kapi-dev/kapi/pkg/apis/internal/gofields"
 )
 
 var (
@@ -107,7 +107,7 @@ func ValidateResourceClaimUpdate(c, old *resourcev1.ResourceClaim) field.ErrorLi
 	written := fielderrors.Dedupe(append(metaUpdate(&c.ObjectMeta, &old.ObjectMeta, true),
 		core.ValidateObjectMeta(&c.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)...))
 	if !apiequality.Semantic.DeepEqual(c.Spec, old.Spec) {
-		written = append(written, field.Invalid(specPath, badvalue.Internal(c.Spec), "field is immutable").WithOrigin("immutable").MarkCoveredByDeclarative())
+		written = append(written, field.Invalid(specPath, gofields.Value(c.Spec), "field is immutable").WithOrigin("immutable").MarkCoveredByDeclarative())
 		return declarative.Join(written, field.ErrorList{field.Invalid(specPath, nil, "field is immutable").WithOrigin("immutable")})
 	}
 	return written
@@ -141,7 +141,7 @@ func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplat
 	written = append(written, validateTemplateMeta(&t.Spec)...)
 	written = append(written, metaUpdate(&t.ObjectMeta, &old.ObjectMeta, true)...)
 	if !apiequality.Semantic.DeepEqual(t.Spec, old.Spec) {
-		written = append(written, field.Invalid(specPath, badvalue.Internal(t.Spec), "field is immutable"))
+		written = append(written, field.Invalid(specPath, gofields.Value(t.Spec), "field is immutable"))
 	}
 	return fielderrors.Dedupe(written)
 }

@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
-	"github.com/kapi-dev/kapi/pkg/apis/internal/badvalue"
 	"github.com/kapi-dev/kapi/pkg/apis/internal/fielderrors"
+	"github.com/kapi-dev/kapi/pkg/apis/internal/gofields"
 )
 
 var (
@@ -50,7 +50,7 @@ func ValidateStorageVersionMigrationUpdate(svm, old *storagemigrationv1.StorageV
 	allErrs := ValidateStorageVersionMigration(svm)
 	allErrs = append(allErrs, core.ValidateObjectMetaUpdate(&svm.ObjectMeta, &old.ObjectMeta, metadataPath)...)
 	if svm.Spec != old.Spec {
-		allErrs = append(allErrs, field.Invalid(specPath, badvalue.Internal(svm.Spec), "field is immutable"))
+		allErrs = append(allErrs, field.Invalid(specPath, gofields.Value(svm.Spec), "field is immutable"))
 	}
 	return fielderrors.Dedupe(allErrs)
 }

@@ -6,6 +6,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -52,5 +54,29 @@ func TestValueRendersInternalTypes(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// More renderings of kube-apiserver 1.37.1's error messages, recorded in
+// test/corpus (flowschemas/invalid, storageversionmigrations).
+func TestValueRendersFlowcontrolAndStorageMigrationAsKubeAPIServer(t *testing.T) {
+	tests := []struct {
+		value any
+		want  string
+	}{
+		{&flowcontrolv1.FlowDistinguisherMethod{Type: "ByHat"}, `{"Type":"ByHat"}`},
+		{flowcontrolv1.FlowSchemaSpec{PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "exempt"}, MatchingPrecedence: 2},
+			`{"PriorityLevelConfiguration":{"Name":"exempt"},"MatchingPrecedence":2,"DistinguisherMethod":null,"Rules":null}`},
+		{storagemigrationv1.StorageVersionMigrationSpec{Resource: metav1.GroupResource{Resource: "pods"}},
+			`{"Resource":{"group":"","resource":"pods"}}`},
+	}
+	for _, tt := range tests {
+		got, err := json.Marshal(gofields.Value(tt.value))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tt.want {
+			t.Errorf("Value(%#v) = %s, want %s", tt.value, got, tt.want)
+		}
 	}
 }
