@@ -138,3 +138,36 @@ func setPath(v any, path string, value any) {
 		}
 	}
 }
+
+// SortManagedFields orders every managedFields list in v by manager,
+// operation, API version and subresource. Servers order the entries by
+// the second each was written first, and two writes of a case fall in one
+// second or in two as the machine's load has it: with the times made
+// placeholders, that order says nothing, and is not compared.
+func SortManagedFields(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if list, ok := e.([]any); ok && k == "managedFields" {
+				slices.SortStableFunc(list, func(a, b any) int {
+					return strings.Compare(managedFieldsKey(a), managedFieldsKey(b))
+				})
+			}
+			SortManagedFields(e)
+		}
+	case []any:
+		for _, e := range v {
+			SortManagedFields(e)
+		}
+	}
+}
+
+func managedFieldsKey(entry any) string {
+	m, _ := entry.(map[string]any)
+	var key []string
+	for _, f := range []string{"manager", "operation", "apiVersion", "subresource"} {
+		s, _ := m[f].(string)
+		key = append(key, s)
+	}
+	return strings.Join(key, "\x00")
+}

@@ -62,3 +62,15 @@ func TestNormaliseKeepsTheRest(t *testing.T) {
 		t.Error("answers with different replicas compare equal")
 	}
 }
+
+// Two servers that wrote a case's entries in different seconds order its
+// managedFields differently; sorted, they compare equal.
+func TestManagedFieldsOrderIsNotCompared(t *testing.T) {
+	a := decode(t, `{"metadata": {"managedFields": [{"manager": "m", "operation": "Update", "subresource": "status"}, {"manager": "m", "operation": "Update"}]}}`)
+	b := decode(t, `{"metadata": {"managedFields": [{"manager": "m", "operation": "Update"}, {"manager": "m", "operation": "Update", "subresource": "status"}]}}`)
+	SortManagedFields(a)
+	SortManagedFields(b)
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("sorted managedFields differ:\n%s", diff)
+	}
+}
