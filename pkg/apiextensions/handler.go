@@ -267,12 +267,6 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 		}
 		opts := h.cfg.RESTOptions
 		opts.StorageFactory = codecStorage{backend: h.cfg.Storage, codec: codecs.StorageCodec(v.Name, storageVersion)}
-		if opts.Decorator != nil {
-			// The watch cache of a custom resource is made on its first
-			// use: most of a thousand installed CRDs are not used
-			// between two restarts.
-			opts.Decorator = generic.DecorateOnFirstUse(opts.Decorator)
-		}
 		st, err := customresource.NewStorage(opts, cfg)
 		if err != nil {
 			served.destroy()

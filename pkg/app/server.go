@@ -209,7 +209,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	}
 	restOptions := generic.RESTOptions{
 		StorageFactory: storageBackend,
-		Decorator:      watchCaches.Decorate,
+		// A resource's watch cache is made when it is first listed or
+		// watched: most of the seventy built-in resources and of the
+		// installed CRDs are not, between two restarts.
+		Decorator:      generic.DecorateOnFirstUse(watchCaches.Decorate),
 		TableConvertor: printers.New(),
 	}
 

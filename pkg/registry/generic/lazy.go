@@ -10,11 +10,19 @@ import (
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
-// DecorateOnFirstUse defers decorate until the resource is first used. A
+// DecorateOnFirstUse defers decorate until the resource is first read. A
 // server with a thousand CRDs installed, most of them not used since it
 // started, then keeps no watch cache, etcd watch or goroutines for those,
 // as kube-apiserver builds the storage of a custom resource on its first
-// request.
+// request; and the seventy built-in resources cost nothing at start-up
+// until a client lists or watches them.
+//
+// decorate must be a decoration of reads, as a watch cache is: one that
+// passes writes, and reads of the latest state (a Get without a
+// resourceVersion, a quorum read), on to the storage below. Until the
+// first read the decoration would serve, those calls go to the storage
+// below directly and do not make it: a resource only written, or read
+// one object at a time, never costs a cache.
 //
 // A decoration that fails is retried on the next call, which fails with
 // the error meanwhile. A storage destroyed before its first use is never
@@ -58,6 +66,17 @@ func (l *lazilyDecorated) use() (storage.Interface, error) {
 	return d, nil
 }
 
+// current returns the decorated storage if it was made, or else the one
+// below, without making the decoration.
+func (l *lazilyDecorated) current() storage.Interface {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.decorated != nil {
+		return l.decorated
+	}
+	return l.plain
+}
+
 func (l *lazilyDecorated) destroy() {
 	l.mu.Lock()
 	release := l.release
@@ -69,14 +88,13 @@ func (l *lazilyDecorated) destroy() {
 }
 
 func (l *lazilyDecorated) Create(ctx context.Context, key string, obj, out runtime.Object) error {
-	s, err := l.use()
-	if err != nil {
-		return err
-	}
-	return s.Create(ctx, key, obj, out)
+	return l.current().Create(ctx, key, obj, out)
 }
 
 func (l *lazilyDecorated) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
+	if opts.ResourceVersion == "" {
+		return l.current().Get(ctx, key, opts, out)
+	}
 	s, err := l.use()
 	if err != nil {
 		return err
@@ -94,20 +112,12 @@ func (l *lazilyDecorated) GetList(ctx context.Context, key string, opts storage.
 
 func (l *lazilyDecorated) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool,
 	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc) error {
-	s, err := l.use()
-	if err != nil {
-		return err
-	}
-	return s.GuaranteedUpdate(ctx, key, destination, ignoreNotFound, preconditions, tryUpdate)
+	return l.current().GuaranteedUpdate(ctx, key, destination, ignoreNotFound, preconditions, tryUpdate)
 }
 
 func (l *lazilyDecorated) Delete(ctx context.Context, key string, out runtime.Object, preconditions *storage.Preconditions,
 	validateDeletion storage.ValidateObjectFunc) error {
-	s, err := l.use()
-	if err != nil {
-		return err
-	}
-	return s.Delete(ctx, key, out, preconditions, validateDeletion)
+	return l.current().Delete(ctx, key, out, preconditions, validateDeletion)
 }
 
 func (l *lazilyDecorated) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {

@@ -136,13 +136,33 @@ func TestDecorateOnFirstUse(t *testing.T) {
 		}
 	})
 
-	t.Run("a write is a use", func(t *testing.T) {
+	t.Run("writes and reads of the latest state are not a use", func(t *testing.T) {
+		// A watch cache passes them on to etcd: making one for them
+		// would cost memory and an etcd watch for nothing.
 		f := newLazyFixture(t)
 		if err := f.s.Create(ctx, "/k", nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		if f.decorated.Load() != 1 || f.calledLast() != "cache.Create" {
+		if f.decorated.Load() != 0 || f.calledLast() != "etcd.Create" {
 			t.Errorf("a write decorated %d times and went to %s", f.decorated.Load(), f.calledLast())
+		}
+		if err := f.s.Get(ctx, "/k", storage.GetOptions{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if f.decorated.Load() != 0 || f.calledLast() != "etcd.Get" {
+			t.Errorf("a quorum read decorated %d times and went to %s", f.decorated.Load(), f.calledLast())
+		}
+		if err := f.s.Get(ctx, "/k", storage.GetOptions{ResourceVersion: "0"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if f.decorated.Load() != 1 || f.calledLast() != "cache.Get" {
+			t.Errorf("a read of any state decorated %d times and went to %s", f.decorated.Load(), f.calledLast())
+		}
+		if err := f.s.Create(ctx, "/k", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if f.calledLast() != "cache.Create" {
+			t.Errorf("once decorated, a write went to %s", f.calledLast())
 		}
 	})
 
@@ -159,7 +179,7 @@ func TestDecorateOnFirstUse(t *testing.T) {
 
 	t.Run("calls after destruction go to the undecorated storage", func(t *testing.T) {
 		f := newLazyFixture(t)
-		if err := f.s.Get(ctx, "/k", storage.GetOptions{}, nil); err != nil {
+		if err := f.s.GetList(ctx, "/k", storage.ListOptions{}, nil); err != nil {
 			t.Fatal(err)
 		}
 		f.destroy()
@@ -174,11 +194,11 @@ func TestDecorateOnFirstUse(t *testing.T) {
 	t.Run("a failed decoration fails the call and is retried", func(t *testing.T) {
 		f := newLazyFixture(t)
 		f.fail.Store(true)
-		if err := f.s.Get(ctx, "/k", storage.GetOptions{}, nil); err == nil {
+		if err := f.s.Get(ctx, "/k", storage.GetOptions{ResourceVersion: "0"}, nil); err == nil {
 			t.Fatal("a read succeeded without its decoration")
 		}
 		f.fail.Store(false)
-		if err := f.s.Get(ctx, "/k", storage.GetOptions{}, nil); err != nil {
+		if err := f.s.Get(ctx, "/k", storage.GetOptions{ResourceVersion: "0"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if f.decorated.Load() != 1 || f.calledLast() != "cache.Get" {
