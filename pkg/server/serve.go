@@ -197,8 +197,9 @@ func (p *Prepared) hookCheck(name string) healthz.Checker {
 func (p *Prepared) Run(ctx context.Context) error {
 	defer p.endLongRunning()
 
+	requests := newRequestCounter()
 	srv := &http.Server{
-		Handler:   p.handler,
+		Handler:   requests.track(p.handler),
 		TLSConfig: p.cfg.TLS,
 		// A client has this long to send its request headers, just less
 		// than the longest request may take (kube-apiserver's 32 s): a
@@ -253,7 +254,20 @@ func (p *Prepared) Run(ctx context.Context) error {
 	p.endLongRunning()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownTimeout)
 	defer cancel()
-	err := srv.Shutdown(shutdownCtx)
+	shutdown := make(chan error, 1)
+	go func() { shutdown <- srv.Shutdown(shutdownCtx) }()
+	var err error
+	select {
+	case err = <-shutdown:
+	case <-requests.idle():
+		// Every request has ended. Shutdown would still wait for the
+		// clients to close their idle HTTP/2 connections, which Go's
+		// clients do not do on GOAWAY: the server closes each after a
+		// second (net/http's goAwayTimeout). Nothing is left to finish
+		// on them, so they are closed now.
+		_ = srv.Close()
+		err = <-shutdown
+	}
 	if err != nil {
 		// ShutdownTimeout passed: drop what is still open rather than
 		// leave it served after Run has returned.
