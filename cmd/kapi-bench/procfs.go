@@ -30,18 +30,24 @@ func ticksToDuration(ticks uint64) time.Duration {
 type memory struct {
 	rssKiB int64
 	hwmKiB int64
+	// anonKiB is the part of RSS that is the process's own memory (heap,
+	// stacks); the rest is mostly the pages of the binary it has touched,
+	// which the kernel shares and can drop. Zero on kernels before 4.5,
+	// which do not report it.
+	anonKiB int64
 }
 
 func kibToMiB(kib int64) float64 { return float64(kib) / 1024 }
 
-// parseProcStatus reads VmRSS and VmHWM from the text of /proc/<pid>/status.
+// parseProcStatus reads VmRSS, VmHWM and RssAnon from the text of
+// /proc/<pid>/status.
 func parseProcStatus(r io.Reader) (memory, error) {
 	var m memory
 	var haveRSS, haveHWM bool
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (name != "VmRSS" && name != "VmHWM") {
+		if !ok || (name != "VmRSS" && name != "VmHWM" && name != "RssAnon") {
 			continue
 		}
 		// The value is "<spaces><number> kB".
@@ -53,10 +59,13 @@ func parseProcStatus(r io.Reader) (memory, error) {
 		if err != nil {
 			return memory{}, fmt.Errorf("bad %s value: %w", name, err)
 		}
-		if name == "VmRSS" {
+		switch name {
+		case "VmRSS":
 			m.rssKiB, haveRSS = n, true
-		} else {
+		case "VmHWM":
 			m.hwmKiB, haveHWM = n, true
+		default:
+			m.anonKiB = n
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -26,8 +26,8 @@ func TestParseProcStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.rssKiB != 396700 || m.hwmKiB != 406224 {
-		t.Errorf("got %+v, want rss 396700 hwm 406224", m)
+	if m.rssKiB != 396700 || m.hwmKiB != 406224 || m.anonKiB != 350000 {
+		t.Errorf("got %+v, want rss 396700 hwm 406224 anon 350000", m)
 	}
 	if got := kibToMiB(m.rssKiB); got < 387.4 || got > 387.5 {
 		t.Errorf("kibToMiB = %v, want ~387.4", got)

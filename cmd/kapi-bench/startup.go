@@ -23,9 +23,12 @@ type startupOptions struct {
 
 // lifecycle is what one start of kapi measured.
 type lifecycle struct {
-	toReady  time.Duration
-	idle     memory
-	shutdown time.Duration
+	toReady time.Duration
+	// cpuToReady is the CPU time kapi used until it was ready: unlike
+	// toReady, it does not grow when other processes load the machine.
+	cpuToReady time.Duration
+	idle       memory
+	shutdown   time.Duration
 }
 
 // runStartup starts kapi repeat times on a fresh data dir and once more on
@@ -51,7 +54,9 @@ func runStartup(ctx context.Context, o startupOptions, p *printer) error {
 		}
 		r := &result{}
 		r.addDuration("startup_to_readyz_s", lc.toReady)
+		r.addDuration("startup_cpu_s", lc.cpuToReady)
 		r.addFloat("idle_rss_mib", kibToMiB(lc.idle.rssKiB))
+		r.addFloat("idle_anon_mib", kibToMiB(lc.idle.anonKiB))
 		r.addFloat("idle_hwm_mib", kibToMiB(lc.idle.hwmKiB))
 		r.addDuration("shutdown_s", lc.shutdown)
 		p.result(runPrefix(run, o.repeat), r)
@@ -69,7 +74,9 @@ func runStartup(ctx context.Context, o startupOptions, p *printer) error {
 	if restartErr == nil {
 		restart := &result{}
 		restart.addDuration("restart_to_readyz_s", lc.toReady)
+		restart.addDuration("restart_cpu_s", lc.cpuToReady)
 		restart.addFloat("restart_idle_rss_mib", kibToMiB(lc.idle.rssKiB))
+		restart.addFloat("restart_idle_anon_mib", kibToMiB(lc.idle.anonKiB))
 		restart.addFloat("restart_idle_hwm_mib", kibToMiB(lc.idle.hwmKiB))
 		restart.addDuration("restart_shutdown_s", lc.shutdown)
 		p.result("", restart)
@@ -109,6 +116,9 @@ func measureLifecycle(ctx context.Context, o startupOptions, dataDir string, por
 
 	if lc.toReady, err = k.waitReady(ctx, o.poll, o.startupTimeout); err != nil {
 		return lc, withLog(err, k)
+	}
+	if lc.cpuToReady, err = readProcessCPU(k.pid()); err != nil {
+		return lc, err
 	}
 	select {
 	case <-time.After(o.idle):
