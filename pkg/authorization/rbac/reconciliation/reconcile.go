@@ -39,6 +39,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -84,13 +85,12 @@ func Ensure(ctx context.Context, c Config) error {
 	}
 	r := &reconciler{c: c, log: log}
 	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(ctx context.Context) (bool, error) {
-		// The API answers once storage does: list before writing.
-		if _, err := c.RBAC.ClusterRoles().List(ctx, metav1.ListOptions{}); err != nil {
-			log.Warn("waiting for clusterroles", "err", err)
-			return false, nil
-		}
-		if _, err := c.RBAC.ClusterRoleBindings().List(ctx, metav1.ListOptions{}); err != nil {
-			log.Warn("waiting for clusterrolebindings", "err", err)
+		// The API answers once storage does: list before writing. The
+		// lists are also the first read of every object, so that on a
+		// fresh cluster the policy costs only its creates, and on a
+		// restart, with the policy in place, no request at all.
+		if err := r.list(ctx); err != nil {
+			log.Warn("waiting for the RBAC API", "err", err)
 			return false, nil
 		}
 		if err := r.primeAggregated(ctx); err != nil {
@@ -113,6 +113,68 @@ func Ensure(ctx context.Context, c Config) error {
 type reconciler struct {
 	c   Config
 	log *slog.Logger
+	// listed are the objects of each kind found at the start, by
+	// namespace/name.
+	listed struct {
+		clusterRoles        map[string]*rbacv1.ClusterRole
+		clusterRoleBindings map[string]*rbacv1.ClusterRoleBinding
+		roles               map[string]*rbacv1.Role
+		roleBindings        map[string]*rbacv1.RoleBinding
+	}
+}
+
+// list reads every object of the four kinds.
+func (r *reconciler) list(ctx context.Context) error {
+	all := metav1.ListOptions{}
+	crs, err := r.c.RBAC.ClusterRoles().List(ctx, all)
+	if err != nil {
+		return err
+	}
+	crbs, err := r.c.RBAC.ClusterRoleBindings().List(ctx, all)
+	if err != nil {
+		return err
+	}
+	rs, err := r.c.RBAC.Roles(metav1.NamespaceAll).List(ctx, all)
+	if err != nil {
+		return err
+	}
+	rbs, err := r.c.RBAC.RoleBindings(metav1.NamespaceAll).List(ctx, all)
+	if err != nil {
+		return err
+	}
+	r.listed.clusterRoles = byName(crs.Items)
+	r.listed.clusterRoleBindings = byName(crbs.Items)
+	r.listed.roles = byName(rs.Items)
+	r.listed.roleBindings = byName(rbs.Items)
+	return nil
+}
+
+// byName indexes objects by namespace/name.
+func byName[O any, T interface {
+	*O
+	metav1.Object
+}](items []O) map[string]T {
+	m := make(map[string]T, len(items))
+	for i := range items {
+		o := T(&items[i])
+		m[o.GetNamespace()+"/"+o.GetName()] = o
+	}
+	return m
+}
+
+// read returns the object as the server has it: for a first attempt, as
+// the initial lists found it (an update made from a stale copy fails
+// with a conflict, a create with AlreadyExists, and the retry reads
+// again); for a retry, from the server.
+func read[T metav1.Object](ctx context.Context, s store[T], listed map[string]T, attempt int, namespace, name string) (T, error) {
+	if attempt > 0 || listed == nil {
+		return s.get(ctx, namespace, name)
+	}
+	if o, ok := listed[namespace+"/"+name]; ok {
+		return o, nil
+	}
+	var none T
+	return none, apierrors.NewNotFound(schema.GroupResource{Group: rbacv1.GroupName}, name)
 }
 
 // parallelism bounds how many objects are reconciled at once. Each costs
@@ -125,7 +187,7 @@ const parallelism = 16
 func (r *reconciler) all(ctx context.Context) {
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, parallelism)
-	reconcile := func(kind, name string, run func() (op, error)) {
+	reconcile := func(kind, name string, run func(listed bool) (op, error)) {
 		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
@@ -136,24 +198,26 @@ func (r *reconciler) all(ctx context.Context) {
 	p := r.c.Policy
 	for i := range p.ClusterRoles {
 		want := &p.ClusterRoles[i]
-		reconcile("clusterrole", want.Name, func() (op, error) { return reconcileRole(ctx, clusterRoles{r.c.RBAC.ClusterRoles()}, want) })
+		reconcile("clusterrole", want.Name, func(listed bool) (op, error) {
+			return reconcileRole(ctx, clusterRoles{r.c.RBAC.ClusterRoles()}, onlyIf(listed, r.listed.clusterRoles), want)
+		})
 	}
 	for i := range p.ClusterRoleBindings {
 		want := &p.ClusterRoleBindings[i]
-		reconcile("clusterrolebinding", want.Name, func() (op, error) {
-			return reconcileBinding(ctx, clusterRoleBindings{r.c.RBAC.ClusterRoleBindings()}, want)
+		reconcile("clusterrolebinding", want.Name, func(listed bool) (op, error) {
+			return reconcileBinding(ctx, clusterRoleBindings{r.c.RBAC.ClusterRoleBindings()}, onlyIf(listed, r.listed.clusterRoleBindings), want)
 		})
 	}
 	for i := range p.Roles {
 		want := &p.Roles[i]
-		reconcile("role", want.Namespace+"/"+want.Name, func() (op, error) {
-			return reconcileRole(ctx, roles{r.c.RBAC.Roles(want.Namespace), r.c.Namespaces}, want)
+		reconcile("role", want.Namespace+"/"+want.Name, func(listed bool) (op, error) {
+			return reconcileRole(ctx, roles{r.c.RBAC.Roles(want.Namespace), r.c.Namespaces}, onlyIf(listed, r.listed.roles), want)
 		})
 	}
 	for i := range p.RoleBindings {
 		want := &p.RoleBindings[i]
-		reconcile("rolebinding", want.Namespace+"/"+want.Name, func() (op, error) {
-			return reconcileBinding(ctx, roleBindings{r.c.RBAC.RoleBindings(want.Namespace), r.c.Namespaces}, want)
+		reconcile("rolebinding", want.Namespace+"/"+want.Name, func(listed bool) (op, error) {
+			return reconcileBinding(ctx, roleBindings{r.c.RBAC.RoleBindings(want.Namespace), r.c.Namespaces}, onlyIf(listed, r.listed.roleBindings), want)
 		})
 	}
 	wg.Wait()
@@ -161,11 +225,15 @@ func (r *reconciler) all(ctx context.Context) {
 
 // one reconciles an object, again on a conflict (someone wrote it between
 // our read and our write) or when the server is briefly unavailable (as
-// kube-apiserver is while it updates storage versions).
-func (r *reconciler) one(ctx context.Context, kind, name string, run func() (op, error)) {
+// kube-apiserver is while it updates storage versions). The first run may
+// start from the initial lists (listed true); a run again, after a
+// conflict, must not.
+func (r *reconciler) one(ctx context.Context, kind, name string, run func(listed bool) (op, error)) {
 	retriable := func(err error) bool { return apierrors.IsConflict(err) || apierrors.IsServiceUnavailable(err) }
+	listed := true
 	err := retry.OnError(retry.DefaultBackoff, retriable, func() error {
-		o, err := run()
+		o, err := run(listed)
+		listed = false
 		if err != nil {
 			return err
 		}
@@ -181,6 +249,14 @@ func (r *reconciler) one(ctx context.Context, kind, name string, run func() (op,
 	if err != nil {
 		r.log.Error("unable to reconcile "+kind, "name", name, "err", err)
 	}
+}
+
+// onlyIf returns m if cond holds, nil otherwise.
+func onlyIf[T any](cond bool, m map[string]T) map[string]T {
+	if cond {
+		return m
+	}
+	return nil
 }
 
 // op is what reconciling an object did.
@@ -211,9 +287,9 @@ type store[T any] interface {
 	update(ctx context.Context, obj T) error
 }
 
-func reconcileRole[T ruleOwner](ctx context.Context, s store[T], want T) (op, error) {
+func reconcileRole[T ruleOwner](ctx context.Context, s store[T], listed map[string]T, want T) (op, error) {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		have, err := s.get(ctx, want.GetNamespace(), want.GetName())
+		have, err := read(ctx, s, listed, attempt, want.GetNamespace(), want.GetName())
 		if apierrors.IsNotFound(err) {
 			err := s.create(ctx, deepCopy(want))
 			if apierrors.IsAlreadyExists(err) {
@@ -309,9 +385,9 @@ type bindingStore[T any] interface {
 	delete(ctx context.Context, namespace, name string, uid types.UID) error
 }
 
-func reconcileBinding[T binding](ctx context.Context, s bindingStore[T], want T) (op, error) {
+func reconcileBinding[T binding](ctx context.Context, s bindingStore[T], listed map[string]T, want T) (op, error) {
 	for attempt := 0; attempt < maxAttempts+1; attempt++ {
-		have, err := s.get(ctx, want.GetNamespace(), want.GetName())
+		have, err := read(ctx, s, listed, attempt, want.GetNamespace(), want.GetName())
 		if apierrors.IsNotFound(err) {
 			err := s.create(ctx, deepCopy(want))
 			if apierrors.IsAlreadyExists(err) {
@@ -461,21 +537,11 @@ func (r *reconciler) primeAggregated(ctx context.Context) error {
 	client := r.c.RBAC.ClusterRoles()
 	for _, old := range olds {
 		name := p.ClusterRolesToAggregate[old]
-		_, err := client.Get(ctx, name, metav1.GetOptions{})
-		if err == nil {
+		if _, ok := r.listed.clusterRoles["/"+name]; ok {
 			continue
 		}
-		if !apierrors.IsNotFound(err) {
-			return err
-		}
-		existing, err := client.Get(ctx, old, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if existing.AggregationRule != nil {
+		existing, ok := r.listed.clusterRoles["/"+old]
+		if !ok || existing.AggregationRule != nil {
 			continue
 		}
 		copied := existing.DeepCopy()
@@ -503,19 +569,12 @@ func (r *reconciler) primeSplitBindings(ctx context.Context) error {
 	client := r.c.RBAC.ClusterRoleBindings()
 	for _, old := range olds {
 		template := p.ClusterRoleBindingsToSplit[old]
-		existing, err := client.Get(ctx, old, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
+		existing, ok := r.listed.clusterRoleBindings["/"+old]
+		if !ok {
 			continue
 		}
-		if err != nil {
-			return err
-		}
-		_, err = client.Get(ctx, template.Name, metav1.GetOptions{})
-		if err == nil {
+		if _, ok := r.listed.clusterRoleBindings["/"+template.Name]; ok {
 			continue
-		}
-		if !apierrors.IsNotFound(err) {
-			return err
 		}
 		b := template.DeepCopy()
 		b.Subjects, b.Labels, b.Annotations = existing.Subjects, existing.Labels, existing.Annotations

@@ -513,3 +513,96 @@ func TestUnavailableOrConflictingWritesAreRetried(t *testing.T) {
 		}
 	}
 }
+
+// reads are the RBAC objects read one by one.
+func reads(client *fake.Clientset) []string {
+	var out []string
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "get" && a.GetResource().Group == rbacv1.GroupName {
+			out = append(out, a.GetResource().Resource+" "+a.GetNamespace()+"/"+a.(clienttesting.GetAction).GetName())
+		}
+	}
+	return out
+}
+
+// TestTheListsAreTheFirstRead: the reconciler reads each kind once, as a
+// list, and no object one by one: on a fresh cluster the policy costs
+// its creates alone, and on a restart with the policy in place, four
+// lists.
+func TestTheListsAreTheFirstRead(t *testing.T) {
+	client := newClient()
+	ensure(t, client)
+	if r := reads(client); len(r) != 0 {
+		t.Errorf("a fresh cluster's objects were read one by one: %v", r)
+	}
+	client.ClearActions()
+	ensure(t, client)
+	for _, a := range client.Actions() {
+		if a.GetVerb() != "list" {
+			t.Errorf("a restart did more than list: %s %s", a.GetVerb(), a.GetResource().Resource)
+		}
+	}
+}
+
+// TestWhatChangedSinceTheListIsReadAgain: a write made from the list's
+// copy of an object that has changed since (it was created meanwhile, or
+// updated) fails, and the object is read again from the server and
+// reconciled from that.
+func TestWhatChangedSinceTheListIsReadAgain(t *testing.T) {
+	client := newClient()
+	ensure(t, client)
+	ctx := context.Background()
+	crs := client.RbacV1().ClusterRoles()
+
+	// "edit" lost its aggregation selector; the list will not show "view".
+	edit, err := crs.Get(ctx, "edit", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit.AggregationRule.ClusterRoleSelectors = nil
+	if _, err := crs.Update(ctx, edit, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	client.PrependReactor("list", "clusterroles", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		list, err := client.Tracker().List(a.GetResource(), rbacv1.SchemeGroupVersion.WithKind("ClusterRole"), "")
+		if err != nil {
+			return true, nil, err
+		}
+		items := list.(*rbacv1.ClusterRoleList)
+		kept := items.Items[:0]
+		for _, cr := range items.Items {
+			if cr.Name != "view" {
+				kept = append(kept, cr)
+			}
+		}
+		items.Items = kept
+		return true, items, nil
+	})
+	// Someone else writes "edit" between the list and our update, once.
+	conflicted := false
+	client.PrependReactor("update", "clusterroles", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.(clienttesting.UpdateAction).GetObject().(metav1.Object).GetName() != "edit" || conflicted {
+			return false, nil, nil
+		}
+		conflicted = true
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: rbacv1.GroupName, Resource: "clusterroles"}, "edit", errors.New("changed"))
+	})
+	client.ClearActions()
+	ensure(t, client)
+
+	if !conflicted {
+		t.Fatal("edit was not updated")
+	}
+	edit, err = crs.Get(ctx, "edit", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit.AggregationRule == nil || len(edit.AggregationRule.ClusterRoleSelectors) == 0 {
+		t.Errorf("edit's aggregation selectors were not restored: %+v", edit.AggregationRule)
+	}
+	// client.Actions() includes the test's own Get above.
+	want := []string{"clusterroles /view", "clusterroles /edit", "clusterroles /edit"}
+	if diff := cmp.Diff(want, reads(client)); diff != "" {
+		t.Errorf("objects read one by one (-want +got):\n%s", diff)
+	}
+}
