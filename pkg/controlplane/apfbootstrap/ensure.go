@@ -14,9 +14,11 @@ package apfbootstrap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -119,13 +121,21 @@ type ops[T object] interface {
 	deepCopy(T) T
 }
 
+// ensureAll ensures the objects of one step all at once: they do not
+// depend on each other, each costs a read and often a write, and the
+// server is not ready until the first pass is done.
 func ensureAll[T object](ctx context.Context, o ops[T], boots []T, mandatory bool) error {
-	for _, b := range boots {
-		if err := ensure(ctx, o, b, mandatory); err != nil {
-			return err
-		}
+	errs := make([]error, len(boots))
+	var wg sync.WaitGroup
+	for i, b := range boots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ensure(ctx, o, b, mandatory)
+		}()
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // ensure creates the bootstrap object if it is missing, and otherwise
