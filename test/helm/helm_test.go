@@ -215,8 +215,10 @@ func TestHelmChartLifecycle(t *testing.T) {
 
 	// A dry run that talks to the server renders the whole chart with the
 	// server's capabilities (the Ingress and the PodDisruptionBudget are
-	// conditional on them) and validates it, yet creates nothing: not even
-	// the namespace it would create.
+	// conditional on them) and lookups, maps every kind through discovery
+	// and asks the server's OpenAPI whether it validates fields itself (it
+	// does: kubectl's client-side schema check is then left out), yet
+	// creates nothing, not even the namespace it would create.
 	dry := action.NewInstall(helmConfig(t, kubeconfig))
 	dry.ReleaseName, dry.Namespace, dry.CreateNamespace = name, namespace, true
 	dry.DryRun, dry.DryRunOption = true, "server"
