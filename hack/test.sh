@@ -93,3 +93,9 @@ done
 # kapi's dependencies.
 echo "== envtest (test/envtest)"
 (cd test/envtest && go vet ./... && go test -count=1 ./...)
+
+# Helm's Go SDK installing, upgrading, rolling back and uninstalling a
+# chart of every common kind on a kapi it starts. Its own module keeps
+# Helm out of kapi's dependencies.
+echo "== helm (test/helm)"
+(cd test/helm && go vet ./... && go test -count=1 ./...)
