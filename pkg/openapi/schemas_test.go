@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -173,6 +174,18 @@ func TestEnums(t *testing.T) {
 		" - `\"None\"` indicates that the pod should use empty DNS settings. DNS parameters such as nameservers and search paths should be defined via DNSConfig."
 	if dnsPolicy.Description != want {
 		t.Errorf("description:\n%s\nwant:\n%s", dnsPolicy.Description, want)
+	}
+
+	// openapi-gen appends the values to the comment as a paragraph of its
+	// own: a comment that ends with a blank line before its markers
+	// (// Default is "*".\n//\n// +optional) leaves three newlines.
+	scope := definitionOf(t, v3, admissionregistrationv1.Rule{}).Properties["scope"]
+	want = admissionregistrationv1.Rule{}.SwaggerDoc()["scope"] + "\n\n\nPossible enum values:\n" +
+		" - `\"*\"` means that all scopes are included.\n" +
+		" - `\"Cluster\"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.\n" +
+		" - `\"Namespaced\"` means that scope is limited to namespaced objects."
+	if scope.Description != want {
+		t.Errorf("description:\n%q\nwant:\n%q", scope.Description, want)
 	}
 }
 

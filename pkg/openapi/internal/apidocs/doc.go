@@ -62,6 +62,11 @@ type Field struct {
 	Required string
 	// Hidden is set for fields marked +k8s:openapi-gen=false.
 	Hidden bool
+	// OpenEnded is set for fields of an enum type whose comment ends with
+	// a blank line before its markers. openapi-gen appends the enum's
+	// values to the comment as a paragraph of its own, and that blank line
+	// leaves three newlines before it instead of two.
+	OpenEnded bool
 }
 
 // Union is one element of x-kubernetes-unions.

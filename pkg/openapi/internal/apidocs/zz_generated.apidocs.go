@@ -600,6 +600,11 @@ var Types = map[string]Type{
 			"webhooks": {ListType: "map", ListMapKeys: []string{"name"}},
 		},
 	},
+	"k8s.io/api/admissionregistration/v1.Mutation": {
+		Fields: map[string]Field{
+			"patchType": {OpenEnded: true},
+		},
+	},
 	"k8s.io/api/admissionregistration/v1.NamedRuleWithOperations": {
 		StructType: "atomic",
 		Fields: map[string]Field{
@@ -617,6 +622,7 @@ var Types = map[string]Type{
 			"apiGroups":   {ListType: "atomic"},
 			"apiVersions": {ListType: "atomic"},
 			"resources":   {ListType: "atomic"},
+			"scope":       {OpenEnded: true},
 		},
 	},
 	"k8s.io/api/admissionregistration/v1.RuleWithOperations": {
@@ -683,6 +689,11 @@ var Types = map[string]Type{
 			"matchConditions": {ListType: "map", ListMapKeys: []string{"name"}},
 			"mutations":       {ListType: "atomic"},
 			"variables":       {ListType: "atomic"},
+		},
+	},
+	"k8s.io/api/admissionregistration/v1alpha1.Mutation": {
+		Fields: map[string]Field{
+			"patchType": {OpenEnded: true},
 		},
 	},
 	"k8s.io/api/admissionregistration/v1alpha1.NamedRuleWithOperations": {
@@ -753,6 +764,11 @@ var Types = map[string]Type{
 	"k8s.io/api/admissionregistration/v1beta1.MutatingWebhookConfiguration": {
 		Fields: map[string]Field{
 			"webhooks": {ListType: "map", ListMapKeys: []string{"name"}},
+		},
+	},
+	"k8s.io/api/admissionregistration/v1beta1.Mutation": {
+		Fields: map[string]Field{
+			"patchType": {OpenEnded: true},
 		},
 	},
 	"k8s.io/api/admissionregistration/v1beta1.NamedRuleWithOperations": {
@@ -2909,6 +2925,7 @@ var Types = map[string]Type{
 	"k8s.io/api/resource/v1.DeviceAllocationConfiguration": {
 		Fields: map[string]Field{
 			"requests": {ListType: "atomic"},
+			"source":   {OpenEnded: true},
 		},
 	},
 	"k8s.io/api/resource/v1.DeviceAllocationResult": {
@@ -2974,9 +2991,15 @@ var Types = map[string]Type{
 	},
 	"k8s.io/api/resource/v1.DeviceSubRequest": {
 		Fields: map[string]Field{
+			"allocationMode":    {OpenEnded: true},
 			"derivedAttributes": {ListType: "atomic"},
 			"selectors":         {ListType: "atomic"},
 			"tolerations":       {ListType: "atomic"},
+		},
+	},
+	"k8s.io/api/resource/v1.DeviceTaint": {
+		Fields: map[string]Field{
+			"effect": {OpenEnded: true},
 		},
 	},
 	"k8s.io/api/resource/v1.DeviceTaintRuleSpec": {
@@ -2991,11 +3014,13 @@ var Types = map[string]Type{
 	},
 	"k8s.io/api/resource/v1.DeviceToleration": {
 		Fields: map[string]Field{
-			"operator": {Default: "\"Equal\""},
+			"effect":   {OpenEnded: true},
+			"operator": {Default: "\"Equal\"", OpenEnded: true},
 		},
 	},
 	"k8s.io/api/resource/v1.ExactDeviceRequest": {
 		Fields: map[string]Field{
+			"allocationMode":    {OpenEnded: true},
 			"derivedAttributes": {ListType: "atomic"},
 			"selectors":         {ListType: "atomic"},
 			"tolerations":       {ListType: "atomic"},
@@ -3037,6 +3062,11 @@ var Types = map[string]Type{
 			"devices":            {ListType: "atomic"},
 			"sharedCounters":     {ListType: "atomic"},
 			"skipNodeOperations": {ListType: "set"},
+		},
+	},
+	"k8s.io/api/resource/v1alpha3.DeviceTaint": {
+		Fields: map[string]Field{
+			"effect": {OpenEnded: true},
 		},
 	},
 	"k8s.io/api/resource/v1alpha3.DeviceTaintRuleSpec": {
@@ -3128,6 +3158,7 @@ var Types = map[string]Type{
 	"k8s.io/api/resource/v1beta1.DeviceAllocationConfiguration": {
 		Fields: map[string]Field{
 			"requests": {ListType: "atomic"},
+			"source":   {OpenEnded: true},
 		},
 	},
 	"k8s.io/api/resource/v1beta1.DeviceAllocationResult": {
@@ -3180,6 +3211,7 @@ var Types = map[string]Type{
 	},
 	"k8s.io/api/resource/v1beta1.DeviceRequest": {
 		Fields: map[string]Field{
+			"allocationMode":    {OpenEnded: true},
 			"derivedAttributes": {ListType: "atomic"},
 			"deviceClassName":   {Required: "optional"},
 			"firstAvailable":    {ListType: "atomic"},
@@ -3197,14 +3229,21 @@ var Types = map[string]Type{
 	},
 	"k8s.io/api/resource/v1beta1.DeviceSubRequest": {
 		Fields: map[string]Field{
+			"allocationMode":    {OpenEnded: true},
 			"derivedAttributes": {ListType: "atomic"},
 			"selectors":         {ListType: "atomic"},
 			"tolerations":       {ListType: "atomic"},
 		},
 	},
+	"k8s.io/api/resource/v1beta1.DeviceTaint": {
+		Fields: map[string]Field{
+			"effect": {OpenEnded: true},
+		},
+	},
 	"k8s.io/api/resource/v1beta1.DeviceToleration": {
 		Fields: map[string]Field{
-			"operator": {Default: "\"Equal\""},
+			"effect":   {OpenEnded: true},
+			"operator": {Default: "\"Equal\"", OpenEnded: true},
 		},
 	},
 	"k8s.io/api/resource/v1beta1.NetworkDeviceData": {
@@ -3277,6 +3316,7 @@ var Types = map[string]Type{
 	"k8s.io/api/resource/v1beta2.DeviceAllocationConfiguration": {
 		Fields: map[string]Field{
 			"requests": {ListType: "atomic"},
+			"source":   {OpenEnded: true},
 		},
 	},
 	"k8s.io/api/resource/v1beta2.DeviceAllocationResult": {
@@ -3342,9 +3382,15 @@ var Types = map[string]Type{
 	},
 	"k8s.io/api/resource/v1beta2.DeviceSubRequest": {
 		Fields: map[string]Field{
+			"allocationMode":    {OpenEnded: true},
 			"derivedAttributes": {ListType: "atomic"},
 			"selectors":         {ListType: "atomic"},
 			"tolerations":       {ListType: "atomic"},
+		},
+	},
+	"k8s.io/api/resource/v1beta2.DeviceTaint": {
+		Fields: map[string]Field{
+			"effect": {OpenEnded: true},
 		},
 	},
 	"k8s.io/api/resource/v1beta2.DeviceTaintRuleSpec": {
@@ -3359,11 +3405,13 @@ var Types = map[string]Type{
 	},
 	"k8s.io/api/resource/v1beta2.DeviceToleration": {
 		Fields: map[string]Field{
-			"operator": {Default: "\"Equal\""},
+			"effect":   {OpenEnded: true},
+			"operator": {Default: "\"Equal\"", OpenEnded: true},
 		},
 	},
 	"k8s.io/api/resource/v1beta2.ExactDeviceRequest": {
 		Fields: map[string]Field{
+			"allocationMode":    {OpenEnded: true},
 			"derivedAttributes": {ListType: "atomic"},
 			"selectors":         {ListType: "atomic"},
 			"tolerations":       {ListType: "atomic"},
@@ -3429,7 +3477,8 @@ var Types = map[string]Type{
 	},
 	"k8s.io/api/scheduling/v1alpha3.CompositePodGroupSpec": {
 		Fields: map[string]Field{
-			"disruptionMode": {Default: "{\"single\":{}}"},
+			"disruptionMode":   {Default: "{\"single\":{}}"},
+			"preemptionPolicy": {OpenEnded: true},
 		},
 	},
 	"k8s.io/api/scheduling/v1alpha3.CompositePodGroupStatus": {
@@ -3441,6 +3490,7 @@ var Types = map[string]Type{
 		Fields: map[string]Field{
 			"compositePodGroupTemplates": {ListType: "map", ListMapKeys: []string{"name"}},
 			"podGroupTemplates":          {ListType: "map", ListMapKeys: []string{"name"}},
+			"preemptionPolicy":           {OpenEnded: true},
 		},
 	},
 	"k8s.io/api/scheduling/v1alpha3.DisruptionMode": {
@@ -3460,8 +3510,9 @@ var Types = map[string]Type{
 	},
 	"k8s.io/api/scheduling/v1alpha3.PodGroupSpec": {
 		Fields: map[string]Field{
-			"disruptionMode": {Default: "{\"single\":{}}"},
-			"resourceClaims": {ListType: "map", ListMapKeys: []string{"name"}},
+			"disruptionMode":   {Default: "{\"single\":{}}"},
+			"preemptionPolicy": {OpenEnded: true},
+			"resourceClaims":   {ListType: "map", ListMapKeys: []string{"name"}},
 		},
 	},
 	"k8s.io/api/scheduling/v1alpha3.PodGroupStatus": {
@@ -3472,6 +3523,7 @@ var Types = map[string]Type{
 	},
 	"k8s.io/api/scheduling/v1alpha3.PodGroupTemplate": {
 		Fields: map[string]Field{
+			"preemptionPolicy":      {OpenEnded: true},
 			"resourceClaims":        {ListType: "map", ListMapKeys: []string{"name"}},
 			"schedulingConstraints": {Required: "optional"},
 		},
@@ -3531,6 +3583,7 @@ var Types = map[string]Type{
 		Fields: map[string]Field{
 			"compositePodGroupTemplates": {ListType: "map", ListMapKeys: []string{"name"}},
 			"podGroupTemplates":          {ListType: "map", ListMapKeys: []string{"name"}},
+			"preemptionPolicy":           {OpenEnded: true},
 		},
 	},
 	"k8s.io/api/scheduling/v1beta1.DisruptionMode": {
@@ -3550,8 +3603,9 @@ var Types = map[string]Type{
 	},
 	"k8s.io/api/scheduling/v1beta1.PodGroupSpec": {
 		Fields: map[string]Field{
-			"disruptionMode": {Default: "{\"single\":{}}"},
-			"resourceClaims": {ListType: "map", ListMapKeys: []string{"name"}},
+			"disruptionMode":   {Default: "{\"single\":{}}"},
+			"preemptionPolicy": {OpenEnded: true},
+			"resourceClaims":   {ListType: "map", ListMapKeys: []string{"name"}},
 		},
 	},
 	"k8s.io/api/scheduling/v1beta1.PodGroupStatus": {
@@ -3562,6 +3616,7 @@ var Types = map[string]Type{
 	},
 	"k8s.io/api/scheduling/v1beta1.PodGroupTemplate": {
 		Fields: map[string]Field{
+			"preemptionPolicy":      {OpenEnded: true},
 			"resourceClaims":        {ListType: "map", ListMapKeys: []string{"name"}},
 			"schedulingConstraints": {Required: "optional"},
 		},
