@@ -363,8 +363,9 @@ func (b *typeBuilder) property(f reflect.StructField, opts string, doc string, f
 		s.AddExtension("x-kubernetes-map-type", facts.MapType)
 	}
 
-	if b.dialect == v3 && s.Ref.String() != "" {
-		// OpenAPI v3 ignores the siblings of a $ref: wrap it.
+	if b.dialect == v3 && s.Ref.String() != "" && !reflect.DeepEqual(*s, spec.Schema{SchemaProps: spec.SchemaProps{Ref: s.Ref}}) {
+		// OpenAPI v3 ignores the siblings of a $ref: wrap it when it has
+		// some (a field without description or default has none).
 		s.AllOf = []spec.Schema{{SchemaProps: spec.SchemaProps{Ref: s.Ref}}}
 		s.Ref = spec.Ref{}
 	}

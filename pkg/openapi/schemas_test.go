@@ -11,6 +11,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -100,6 +101,11 @@ func TestReferencesAndDefaults(t *testing.T) {
 	}
 	if !reflect.DeepEqual(v3Spec.Default, map[string]any{}) {
 		t.Errorf("v3 spec default: %#v, want {}", v3Spec.Default)
+	}
+	// A field with neither (JSONSchemaProps.additionalItems) keeps $ref.
+	additionalItems := definitionOf(t, v3, apiextensionsv1.JSONSchemaProps{}).Properties["additionalItems"]
+	if additionalItems.Ref.String() != "#/components/schemas/io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool" || additionalItems.AllOf != nil {
+		t.Errorf("v3 additionalItems: %+v", additionalItems)
 	}
 	v2Spec := definitionOf(t, v2, corev1.Pod{}).Properties["spec"]
 	if v2Spec.Ref.String() != "#/definitions/io.k8s.api.core.v1.PodSpec" || v2Spec.Default != nil || v2Spec.Description == "" {

@@ -15,8 +15,10 @@
 // Everything else about a type (fields, json names, descriptions, patch
 // strategies) is read by reflection at run time.
 //
-// The data is generated from the source of the k8s.io/api and
-// k8s.io/apimachinery versions in go.mod; regenerate it after bumping them.
+// The data is generated from the source of the k8s.io/api,
+// k8s.io/apimachinery and k8s.io/apiextensions-apiserver (its API types,
+// which have no SwaggerDoc methods) versions in go.mod; regenerate it after
+// bumping them.
 package apidocs
 
 //go:generate go run ./gen -o zz_generated.apidocs.go

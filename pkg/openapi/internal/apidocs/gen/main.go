@@ -48,6 +48,7 @@ var patterns = []string{
 	"k8s.io/apimachinery/pkg/util/intstr",
 	"k8s.io/apimachinery/pkg/runtime",
 	"k8s.io/apimachinery/pkg/version",
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1",
 }
 
 func main() {
