@@ -192,7 +192,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 
 	disc := discovery.NewRegistry()
 	openAPIService := openapi.NewService(openapi.Config{
-		Info:   openapi.Info{Title: "Kubernetes", Version: version.GitVersion()},
+		Info:   openapi.Info{Title: "Kubernetes", Version: version.EmulationVersion()},
 		Scheme: scheme.Scheme,
 	})
 	openAPI := server.NewOpenAPIResources(openAPIService)

@@ -156,7 +156,7 @@ func (g *APIGroupVersion) openAPIResources(entries []metav1.APIResource) []opena
 		parent, sub, isSub := strings.Cut(e.Name, "/")
 		if isSub {
 			if i, ok := index[parent]; ok {
-				out[i].Subresources = append(out[i].Subresources, openapi.Subresource{Name: sub, GVK: kind, Verbs: e.Verbs})
+				out[i].Subresources = append(out[i].Subresources, g.openAPISubresource(sub, kind, e.Verbs, g.Storage[e.Name]))
 			}
 			continue
 		}
@@ -171,6 +171,29 @@ func (g *APIGroupVersion) openAPIResources(entries []metav1.APIResource) []opena
 		out = append(out, r)
 	}
 	return out
+}
+
+// openAPISubresource describes a subresource as the installer serves it: a
+// connecter by its methods and options (pods/exec), a getter with options
+// by the kind of its options and what it produces (pods/log).
+func (g *APIGroupVersion) openAPISubresource(name string, kind schema.GroupVersionKind, verbs []string, storage rest.Storage) openapi.Subresource {
+	sub := openapi.Subresource{Name: name, GVK: kind, Verbs: verbs}
+	if c, ok := storage.(rest.Connecter); ok {
+		sub.Verbs = nil
+		sub.ConnectMethods = c.ConnectMethods()
+		_, sub.ConnectSubpath, _ = c.NewConnectOptions()
+		return sub
+	}
+	if o, ok := storage.(rest.GetterWithOptions); ok {
+		opts, _, _ := o.NewGetOptions()
+		if kinds, _, err := g.typer().ObjectKinds(opts); err == nil {
+			sub.GetOptions = g.GroupVersion.WithKind(kinds[0].Kind)
+		}
+	}
+	if p, ok := storage.(rest.MIMETypesProducer); ok {
+		sub.Produces = p.ProducesMIMETypes()
+	}
+	return sub
 }
 
 func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*verbHandlers, metav1.APIResource, error) {

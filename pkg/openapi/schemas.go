@@ -324,7 +324,7 @@ func indirect(t reflect.Type) reflect.Type {
 // property builds the schema of one field.
 func (b *typeBuilder) property(f reflect.StructField, opts string, doc string, facts apidocs.Field) (*spec.Schema, error) {
 	s := &spec.Schema{}
-	s.Description = withEnumValues(doc, f.Type)
+	s.Description = withEnumValues(doc, f.Type, facts.OpenEnded)
 	if hasOption(opts, "string") {
 		s.Type = spec.StringOrArray{"string"}
 		return s, nil
@@ -363,8 +363,9 @@ func (b *typeBuilder) property(f reflect.StructField, opts string, doc string, f
 		s.AddExtension("x-kubernetes-map-type", facts.MapType)
 	}
 
-	if b.dialect == v3 && s.Ref.String() != "" {
-		// OpenAPI v3 ignores the siblings of a $ref: wrap it.
+	if b.dialect == v3 && s.Ref.String() != "" && !reflect.DeepEqual(*s, spec.Schema{SchemaProps: spec.SchemaProps{Ref: s.Ref}}) {
+		// OpenAPI v3 ignores the siblings of a $ref: wrap it when it has
+		// some (a field without description or default has none).
 		s.AllOf = []spec.Schema{{SchemaProps: spec.SchemaProps{Ref: s.Ref}}}
 		s.Ref = spec.Ref{}
 	}
@@ -469,7 +470,10 @@ func enumValues(t reflect.Type) []any {
 //
 //	Possible enum values:
 //	 - `"Always"` means that ...
-func withEnumValues(doc string, t reflect.Type) string {
+//
+// openEnded is set when the field's comment ends with a blank line, which
+// openapi-gen keeps: three newlines then separate the paragraphs.
+func withEnumValues(doc string, t reflect.Type, openEnded bool) string {
 	values := apidocs.Enums[goName(indirect(t))]
 	if len(values) == 0 {
 		return doc
@@ -482,8 +486,11 @@ func withEnumValues(doc string, t reflect.Type) string {
 	}
 	sort.Strings(lines)
 	paragraph := "Possible enum values:\n" + strings.Join(lines, "\n")
-	if doc == "" {
+	switch {
+	case doc == "":
 		return paragraph
+	case openEnded:
+		return doc + "\n\n\n" + paragraph
 	}
 	return doc + "\n\n" + paragraph
 }

@@ -8,8 +8,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -100,6 +102,11 @@ func TestReferencesAndDefaults(t *testing.T) {
 	if !reflect.DeepEqual(v3Spec.Default, map[string]any{}) {
 		t.Errorf("v3 spec default: %#v, want {}", v3Spec.Default)
 	}
+	// A field with neither (JSONSchemaProps.additionalItems) keeps $ref.
+	additionalItems := definitionOf(t, v3, apiextensionsv1.JSONSchemaProps{}).Properties["additionalItems"]
+	if additionalItems.Ref.String() != "#/components/schemas/io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool" || additionalItems.AllOf != nil {
+		t.Errorf("v3 additionalItems: %+v", additionalItems)
+	}
 	v2Spec := definitionOf(t, v2, corev1.Pod{}).Properties["spec"]
 	if v2Spec.Ref.String() != "#/definitions/io.k8s.api.core.v1.PodSpec" || v2Spec.Default != nil || v2Spec.Description == "" {
 		t.Errorf("v2 spec: %+v", v2Spec)
@@ -173,6 +180,18 @@ func TestEnums(t *testing.T) {
 		" - `\"None\"` indicates that the pod should use empty DNS settings. DNS parameters such as nameservers and search paths should be defined via DNSConfig."
 	if dnsPolicy.Description != want {
 		t.Errorf("description:\n%s\nwant:\n%s", dnsPolicy.Description, want)
+	}
+
+	// openapi-gen appends the values to the comment as a paragraph of its
+	// own: a comment that ends with a blank line before its markers
+	// (// Default is "*".\n//\n// +optional) leaves three newlines.
+	scope := definitionOf(t, v3, admissionregistrationv1.Rule{}).Properties["scope"]
+	want = admissionregistrationv1.Rule{}.SwaggerDoc()["scope"] + "\n\n\nPossible enum values:\n" +
+		" - `\"*\"` means that all scopes are included.\n" +
+		" - `\"Cluster\"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.\n" +
+		" - `\"Namespaced\"` means that scope is limited to namespaced objects."
+	if scope.Description != want {
+		t.Errorf("description:\n%q\nwant:\n%q", scope.Description, want)
 	}
 }
 

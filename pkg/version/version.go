@@ -43,8 +43,10 @@ func Get() apiversion.Info {
 	return fromBuild(bi)
 }
 
-// GitVersion is the Kubernetes version kapi reports.
-func GitVersion() string { return kubernetes.GitVersion }
+// EmulationVersion is the Kubernetes version kapi's API emulates, major
+// and minor ("1.37"): kube-apiserver's OpenAPI documents give it as their
+// info.version.
+func EmulationVersion() string { return kubernetes.EmulationMajor + "." + kubernetes.EmulationMinor }
 
 // fromBuild fills the version from a binary's build information (nil
 // when there is none).

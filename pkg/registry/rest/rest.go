@@ -177,6 +177,13 @@ type GetterWithOptions interface {
 	NewGetOptions() (opts runtime.Object, subpath bool, subpathKey string)
 }
 
+// MIMETypesProducer is a storage whose get answers with bytes of these
+// media types rather than with an encoded object (pods/log: text/plain);
+// the OpenAPI documents describe its answer so.
+type MIMETypesProducer interface {
+	ProducesMIMETypes() []string
+}
+
 // ResourceStreamer is an object a Getter returns that is served as a
 // stream of bytes rather than encoded: the log of a container.
 type ResourceStreamer interface {

@@ -15,8 +15,10 @@
 // Everything else about a type (fields, json names, descriptions, patch
 // strategies) is read by reflection at run time.
 //
-// The data is generated from the source of the k8s.io/api and
-// k8s.io/apimachinery versions in go.mod; regenerate it after bumping them.
+// The data is generated from the source of the k8s.io/api,
+// k8s.io/apimachinery and k8s.io/apiextensions-apiserver (its API types,
+// which have no SwaggerDoc methods) versions in go.mod; regenerate it after
+// bumping them.
 package apidocs
 
 //go:generate go run ./gen -o zz_generated.apidocs.go
@@ -62,6 +64,11 @@ type Field struct {
 	Required string
 	// Hidden is set for fields marked +k8s:openapi-gen=false.
 	Hidden bool
+	// OpenEnded is set for fields of an enum type whose comment ends with
+	// a blank line before its markers. openapi-gen appends the enum's
+	// values to the comment as a paragraph of its own, and that blank line
+	// leaves three newlines before it instead of two.
+	OpenEnded bool
 }
 
 // Union is one element of x-kubernetes-unions.

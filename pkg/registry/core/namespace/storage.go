@@ -117,31 +117,31 @@ func (finalizeStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Objec
 
 // REST is the storage of namespaces: the Store's verbs but
 // deletecollection, which kube-apiserver does not serve for namespaces,
-// and a delete of its own.
+// and a delete of its own. Its delete answers with the namespace, but, as
+// kube-apiserver's storage of namespaces, it is no rest.DeletedObjectReturner:
+// the OpenAPI documents say a delete answers with a Status.
 type REST struct {
 	store *generic.Store
 }
 
 var (
-	_ rest.Getter                = &REST{}
-	_ rest.Lister                = &REST{}
-	_ rest.Watcher               = &REST{}
-	_ rest.Creater               = &REST{}
-	_ rest.Patcher               = &REST{}
-	_ rest.GracefulDeleter       = &REST{}
-	_ rest.ShortNamesProvider    = &REST{}
-	_ rest.SingularNameProvider  = &REST{}
-	_ rest.DeletedObjectReturner = &REST{}
-	_ rest.ResetFieldsProvider   = &REST{}
+	_ rest.Getter               = &REST{}
+	_ rest.Lister               = &REST{}
+	_ rest.Watcher              = &REST{}
+	_ rest.Creater              = &REST{}
+	_ rest.Patcher              = &REST{}
+	_ rest.GracefulDeleter      = &REST{}
+	_ rest.ShortNamesProvider   = &REST{}
+	_ rest.SingularNameProvider = &REST{}
+	_ rest.ResetFieldsProvider  = &REST{}
 )
 
-func (r *REST) New() runtime.Object        { return r.store.New() }
-func (r *REST) NewList() runtime.Object    { return r.store.NewList() }
-func (r *REST) Destroy()                   { r.store.Destroy() }
-func (r *REST) NamespaceScoped() bool      { return false }
-func (r *REST) ShortNames() []string       { return r.store.ShortNames() }
-func (r *REST) GetSingularName() string    { return r.store.GetSingularName() }
-func (r *REST) ReturnsDeletedObject() bool { return r.store.ReturnsDeletedObject() }
+func (r *REST) New() runtime.Object     { return r.store.New() }
+func (r *REST) NewList() runtime.Object { return r.store.NewList() }
+func (r *REST) Destroy()                { r.store.Destroy() }
+func (r *REST) NamespaceScoped() bool   { return false }
+func (r *REST) ShortNames() []string    { return r.store.ShortNames() }
+func (r *REST) GetSingularName() string { return r.store.GetSingularName() }
 
 func (r *REST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	return r.store.GetResetFields()

@@ -62,7 +62,10 @@ type LogREST struct {
 	conn Connections
 }
 
-var _ rest.GetterWithOptions = &LogREST{}
+var (
+	_ rest.GetterWithOptions = &LogREST{}
+	_ rest.MIMETypesProducer = &LogREST{}
+)
 
 func (r *LogREST) New() runtime.Object   { return &corev1.Pod{} }
 func (r *LogREST) Destroy()              {}
@@ -70,6 +73,9 @@ func (r *LogREST) NamespaceScoped() bool { return true }
 func (r *LogREST) NewGetOptions() (runtime.Object, bool, string) {
 	return &corev1.PodLogOptions{}, false, ""
 }
+
+// ProducesMIMETypes is what the log is served as.
+func (r *LogREST) ProducesMIMETypes() []string { return []string{"text/plain"} }
 
 // Get validates the options and returns the stream of the container's
 // log: empty for a pod no node runs.

@@ -102,8 +102,6 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		DeleteStrategy: Strategy,
 		ShortNamesList: []string{"rc"},
 		CategoriesList: []string{"all"},
-		// As kube-apiserver, a delete answers with the controller.
-		ReturnDeletedObject: true,
 	}
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err

@@ -55,6 +55,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
+		ReturnDeletedObject:       true,
 	}
 	if err := opts.Complete(s, storagev1.SchemeGroupVersion); err != nil {
 		return nil, err

@@ -35,6 +35,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
+		ReturnDeletedObject:       true,
 		ShortNamesList:            []string{"sc"},
 	}
 	if err := opts.Complete(s, storagev1.SchemeGroupVersion); err != nil {

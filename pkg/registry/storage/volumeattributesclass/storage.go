@@ -34,6 +34,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		CreateStrategy:            Strategy,
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
+		ReturnDeletedObject:       true,
 		ShortNamesList:            []string{"vac"},
 	}
 	if err := opts.Complete(s, storagev1.SchemeGroupVersion); err != nil {

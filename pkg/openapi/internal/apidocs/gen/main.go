@@ -48,6 +48,7 @@ var patterns = []string{
 	"k8s.io/apimachinery/pkg/util/intstr",
 	"k8s.io/apimachinery/pkg/runtime",
 	"k8s.io/apimachinery/pkg/version",
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1",
 }
 
 func main() {
@@ -435,6 +436,7 @@ type fieldFacts struct {
 	Default     string
 	Required    string
 	Hidden      bool
+	OpenEnded   bool
 }
 
 type unionFacts struct {
@@ -588,6 +590,7 @@ func (u *universe) typeFacts(t *typeDecl, st *ast.StructType) (typeFacts, error)
 			return facts, fmt.Errorf("field %s: %w", m.goName, err)
 		}
 		f.Default = def
+		f.OpenEnded = u.isEnum(t, m) && strings.HasSuffix(rawDescription(m.doc), "\n\n")
 		if !reflect.DeepEqual(f, fieldFacts{}) {
 			facts.Fields[name] = f
 		}
@@ -733,8 +736,26 @@ func hasTagValue(lines []string, name, value string) bool {
 	return false
 }
 
+// isEnum reports whether a member is of an enum type, or a pointer to one:
+// openapi-gen appends the enum's values to its description.
+func (u *universe) isEnum(t *typeDecl, m member) bool {
+	decl := u.resolve(t.file, t.pkg.path, m.field.Type)
+	if decl == nil {
+		return false
+	}
+	id, ok := decl.spec.Type.(*ast.Ident)
+	return ok && id.Name == "string" && hasTag(decl.doc, "enum")
+}
+
 // description turns a doc comment into an OpenAPI description.
 func description(lines []string) string {
+	return strings.TrimSpace(rawDescription(lines))
+}
+
+// rawDescription is the description of a doc comment before openapi-gen
+// trims it: a comment that ends with a blank line, markers aside, ends
+// with a paragraph break.
+func rawDescription(lines []string) string {
 	var b strings.Builder
 	dropLast := func() {
 		if b.Len() > 0 {
@@ -763,7 +784,7 @@ func description(lines []string) string {
 			b.WriteString(line + " ")
 		}
 	}
-	return strings.TrimSpace(b.String())
+	return b.String()
 }
 
 func render(enums map[string][]enumValue, types map[string]typeFacts) ([]byte, error) {
@@ -832,6 +853,9 @@ func render(enums map[string][]enumValue, types map[string]typeFacts) ([]byte, e
 				}
 				if f.Hidden {
 					b.WriteString("Hidden: true, ")
+				}
+				if f.OpenEnded {
+					b.WriteString("OpenEnded: true, ")
 				}
 				b.WriteString("},\n")
 			}
