@@ -47,3 +47,14 @@ func ValidateResourceLimits(limits v1.ResourceList, fldPath *field.Path) field.E
 func ValidatePreemptionPolicy(policy v1.PreemptionPolicy, fldPath *field.Path) field.ErrorList {
 	return validatePreemptionPolicy(policy, fldPath)
 }
+
+// ValidateNodeSelector validates a node selector as a pod's required node
+// affinity (ResourceClaims and ResourceSlices carry one).
+func ValidateNodeSelector(sel *v1.NodeSelector, fldPath *field.Path) field.ErrorList {
+	return validateNodeSelector(sel, false, fldPath)
+}
+
+// ValidateDNS1123Subdomain checks that value is an RFC 1123 subdomain.
+func ValidateDNS1123Subdomain(value string, fldPath *field.Path) field.ErrorList {
+	return validateDNS1123Subdomain(value, fldPath)
+}

@@ -96,6 +96,7 @@ func ValidateDeviceClassUpdate(c, old *resourcev1.DeviceClass) field.ErrorList {
 // ValidateResourceClaim validates a ResourceClaim on create.
 func ValidateResourceClaim(c *resourcev1.ResourceClaim) field.ErrorList {
 	written := core.ValidateObjectMeta(&c.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)
+	written = append(written, validateDeviceClaim(&c.Spec.Devices, specPath.Child("devices"), false)...)
 	return declarative.Join(written, declared(func(ctx context.Context, op operation.Operation) field.ErrorList {
 		return resourcev1.Validate_ResourceClaimSpec(ctx, op, specPath, &c.Spec, nil)
 	}, false))
@@ -116,6 +117,8 @@ func ValidateResourceClaimUpdate(c, old *resourcev1.ResourceClaim) field.ErrorLi
 // ValidateResourceClaimStatusUpdate validates a write of /status.
 func ValidateResourceClaimStatusUpdate(c, old *resourcev1.ResourceClaim) field.ErrorList {
 	written := fielderrors.Dedupe(metaUpdate(&c.ObjectMeta, &old.ObjectMeta, true))
+	names := gatherRequestNames(&c.Spec.Devices)
+	written = append(written, validateClaimStatus(&c.Status, &old.Status, c.DeletionTimestamp != nil, names, statusPath)...)
 	return declarative.Join(written, declared(func(ctx context.Context, op operation.Operation) field.ErrorList {
 		if apiequality.Semantic.DeepEqual(c.Status, old.Status) {
 			return nil
@@ -129,6 +132,7 @@ func ValidateResourceClaimStatusUpdate(c, old *resourcev1.ResourceClaim) field.E
 func ValidateResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) field.ErrorList {
 	written := core.ValidateObjectMeta(&t.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)
 	written = append(written, validateTemplateMeta(&t.Spec)...)
+	written = append(written, validateDeviceClaim(&t.Spec.Spec.Devices, specPath.Child("spec", "devices"), false)...)
 	return declarative.Join(written, declared(func(ctx context.Context, op operation.Operation) field.ErrorList {
 		return resourcev1.Validate_ResourceClaimTemplateSpec(ctx, op, specPath, &t.Spec, nil)
 	}, false))
