@@ -143,6 +143,9 @@ func ValidateResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) field.Er
 func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplate) field.ErrorList {
 	written := core.ValidateObjectMeta(&t.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)
 	written = append(written, validateTemplateMeta(&t.Spec)...)
+	// kube-apiserver 1.37 judges the whole claim spec again on update,
+	// before refusing any change of it.
+	written = append(written, validateDeviceClaim(&t.Spec.Spec.Devices, specPath.Child("spec", "devices"), false)...)
 	written = append(written, metaUpdate(&t.ObjectMeta, &old.ObjectMeta, true)...)
 	if !apiequality.Semantic.DeepEqual(t.Spec, old.Spec) {
 		written = append(written, field.Invalid(specPath, gofields.Value(t.Spec), "field is immutable"))
@@ -153,9 +156,7 @@ func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplat
 // validateTemplateMeta checks the metadata a claim made from the template
 // gets: labels and annotations only.
 func validateTemplateMeta(spec *resourcev1.ResourceClaimTemplateSpec) field.ErrorList {
-	p := specPath.Child("metadata")
-	allErrs := apivalidation.ValidateAnnotations(spec.Annotations, p.Child("annotations"))
-	return append(allErrs, metav1validation.ValidateLabels(spec.Labels, p.Child("labels"))...)
+	return core.ValidateTemplateObjectMeta(&spec.ObjectMeta, specPath.Child("metadata"))
 }
 
 // ValidateResourceSlice validates a ResourceSlice on create.
