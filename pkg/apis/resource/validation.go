@@ -162,6 +162,7 @@ func validateTemplateMeta(spec *resourcev1.ResourceClaimTemplateSpec) field.Erro
 // ValidateResourceSlice validates a ResourceSlice on create.
 func ValidateResourceSlice(s *resourcev1.ResourceSlice) field.ErrorList {
 	written := core.ValidateObjectMeta(&s.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, metadataPath)
+	written = append(written, validateSliceSpec(&s.Spec, nil, specPath)...)
 	return declarative.Join(written, declared(func(ctx context.Context, op operation.Operation) field.ErrorList {
 		return resourcev1.Validate_ResourceSliceSpec(ctx, op, specPath, &s.Spec, nil)
 	}, false))
@@ -170,6 +171,7 @@ func ValidateResourceSlice(s *resourcev1.ResourceSlice) field.ErrorList {
 // ValidateResourceSliceUpdate validates an update of a ResourceSlice.
 func ValidateResourceSliceUpdate(s, old *resourcev1.ResourceSlice) field.ErrorList {
 	written := fielderrors.Dedupe(metaUpdate(&s.ObjectMeta, &old.ObjectMeta, false))
+	written = append(written, validateSliceSpec(&s.Spec, &old.Spec, specPath)...)
 	return declarative.Join(written, declared(func(ctx context.Context, op operation.Operation) field.ErrorList {
 		if apiequality.Semantic.DeepEqual(s.Spec, old.Spec) {
 			return nil
