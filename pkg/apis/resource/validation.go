@@ -65,9 +65,27 @@ func metaUpdate(meta, old *metav1.ObjectMeta, namespaced bool) field.ErrorList {
 // come after the hand-written ones.
 func ValidateDeviceClass(c *resourcev1.DeviceClass) field.ErrorList {
 	written := core.ValidateObjectMeta(&c.ObjectMeta, false, noName, metadataPath)
+	written = append(written, validateClassSpec(&c.Spec, nil)...)
 	return declarative.Join(written, append(className(c), declared(func(ctx context.Context, op operation.Operation) field.ErrorList {
 		return resourcev1.Validate_DeviceClassSpec(ctx, op, specPath, &c.Spec, nil)
 	}, false)...))
+}
+
+// validateClassSpec checks a class's selectors and configs. On update,
+// selectors or configs exactly as stored before count as stored: their
+// expressions are not compiled again, their parameters not measured (any
+// change, even a reordering, judges them anew). The extended resource
+// name is declarative.
+func validateClassSpec(spec, old *resourcev1.DeviceClassSpec) field.ErrorList {
+	stored := old != nil && apiequality.Semantic.DeepEqual(spec.Selectors, old.Selectors)
+	allErrs := validateSelectors(spec.Selectors, specPath.Child("selectors"), stored)
+	stored = old != nil && apiequality.Semantic.DeepEqual(spec.Config, old.Config)
+	if !tooMany(len(spec.Config), resourcev1.DeviceConfigMaxSize) {
+		for i, c := range spec.Config {
+			allErrs = append(allErrs, validateDeviceConfiguration(c.DeviceConfiguration, specPath.Child("config").Index(i), stored)...)
+		}
+	}
+	return allErrs
 }
 
 // noName accepts every name: the name is checked elsewhere.
@@ -85,6 +103,7 @@ func className(c *resourcev1.DeviceClass) field.ErrorList {
 func ValidateDeviceClassUpdate(c, old *resourcev1.DeviceClass) field.ErrorList {
 	written := fielderrors.Dedupe(append(metaUpdate(&c.ObjectMeta, &old.ObjectMeta, false),
 		core.ValidateObjectMeta(&c.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, metadataPath)...))
+	written = append(written, validateClassSpec(&c.Spec, &old.Spec)...)
 	return declarative.Join(written, declared(func(ctx context.Context, op operation.Operation) field.ErrorList {
 		if apiequality.Semantic.DeepEqual(c.Spec, old.Spec) {
 			return nil
