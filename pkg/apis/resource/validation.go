@@ -158,7 +158,8 @@ func ValidateResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) field.Er
 }
 
 // ValidateResourceClaimTemplateUpdate validates an update of a template:
-// its spec never changes.
+// its spec never changes, and a changed one is reported with what both
+// the hand-written and the declarative rules find in it.
 func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplate) field.ErrorList {
 	written := core.ValidateObjectMeta(&t.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)
 	written = append(written, validateTemplateMeta(&t.Spec)...)
@@ -169,7 +170,12 @@ func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplat
 	if !apiequality.Semantic.DeepEqual(t.Spec, old.Spec) {
 		written = append(written, field.Invalid(specPath, gofields.Value(t.Spec), "field is immutable"))
 	}
-	return fielderrors.Dedupe(written)
+	return declarative.Join(fielderrors.Dedupe(written), declared(func(ctx context.Context, op operation.Operation) field.ErrorList {
+		if apiequality.Semantic.DeepEqual(t.Spec, old.Spec) {
+			return nil
+		}
+		return resourcev1.Validate_ResourceClaimTemplateSpec(ctx, op, specPath, &t.Spec, &old.Spec)
+	}, true))
 }
 
 // validateTemplateMeta checks the metadata a claim made from the template
