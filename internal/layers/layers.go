@@ -54,7 +54,9 @@ var Layers = []Layer{
 		}},
 	}},
 	{Name: "API types and leaf libraries", Components: []Component{
-		{Name: "api", Prefixes: []string{"pkg/api", "pkg/apis"}},
+		// The CEL function library is a leaf: the validation of DRA's
+		// device selectors compiles with it too.
+		{Name: "api", Prefixes: []string{"pkg/api", "pkg/apis", "pkg/apiextensions/cel/library"}},
 		{Name: "certs", Prefixes: []string{"pkg/certs"}},
 		{Name: "service-account tokens", Prefixes: []string{"pkg/serviceaccount"}},
 		{Name: "version", Prefixes: []string{"pkg/version"}},

@@ -2,6 +2,10 @@ package core
 
 import (
 	v1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -46,4 +50,25 @@ func ValidateResourceLimits(limits v1.ResourceList, fldPath *field.Path) field.E
 // ValidatePreemptionPolicy accepts PreemptLowerPriority and Never.
 func ValidatePreemptionPolicy(policy v1.PreemptionPolicy, fldPath *field.Path) field.ErrorList {
 	return validatePreemptionPolicy(policy, fldPath)
+}
+
+// ValidateNodeSelector validates a node selector as a pod's required node
+// affinity (ResourceClaims and ResourceSlices carry one).
+func ValidateNodeSelector(sel *v1.NodeSelector, fldPath *field.Path) field.ErrorList {
+	return validateNodeSelector(sel, false, fldPath)
+}
+
+// ValidateDNS1123Subdomain checks that value is an RFC 1123 subdomain.
+func ValidateDNS1123Subdomain(value string, fldPath *field.Path) field.ErrorList {
+	return validateDNS1123Subdomain(value, fldPath)
+}
+
+// ValidateTemplateObjectMeta validates the metadata of a template for
+// objects made from it: labels and annotations, and nothing else set.
+func ValidateTemplateObjectMeta(meta *metav1.ObjectMeta, fldPath *field.Path) field.ErrorList {
+	allErrs := apivalidation.ValidateAnnotations(meta.Annotations, fldPath.Child("annotations"))
+	allErrs = append(allErrs, metavalidation.ValidateLabels(meta.Labels, fldPath.Child("labels"))...)
+	stripped := meta.DeepCopy()
+	stripped.Labels, stripped.Annotations = nil, nil
+	return append(allErrs, validateOnlyFieldsSet(*stripped, sets.New[string](), "cannot be set", fldPath)...)
 }

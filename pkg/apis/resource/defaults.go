@@ -24,7 +24,14 @@ import (
 // kinds, and of their lists, in scheme.
 func AddDefaults(scheme *runtime.Scheme) error {
 	addDefaults(scheme, &resourcev1.ResourceClaim{}, &resourcev1.ResourceClaimList{},
-		func(c *resourcev1.ResourceClaim) { setDefaultsClaimSpec(&c.Spec) },
+		func(c *resourcev1.ResourceClaim) {
+			setDefaultsClaimSpec(&c.Spec)
+			if a := c.Status.Allocation; a != nil {
+				for i := range a.Devices.Results {
+					setDefaultsTolerations(a.Devices.Results[i].Tolerations)
+				}
+			}
+		},
 		func(l *resourcev1.ResourceClaimList) []resourcev1.ResourceClaim { return l.Items })
 	addDefaults(scheme, &resourcev1.ResourceClaimTemplate{}, &resourcev1.ResourceClaimTemplateList{},
 		func(t *resourcev1.ResourceClaimTemplate) { setDefaultsClaimSpec(&t.Spec.Spec) },
@@ -61,9 +68,21 @@ func setDefaultsClaimSpec(spec *resourcev1.ResourceClaimSpec) {
 		r := &spec.Devices.Requests[i]
 		if r.Exactly != nil {
 			setDefaultsCount(&r.Exactly.AllocationMode, &r.Exactly.Count)
+			setDefaultsTolerations(r.Exactly.Tolerations)
 		}
 		for j := range r.FirstAvailable {
 			setDefaultsCount(&r.FirstAvailable[j].AllocationMode, &r.FirstAvailable[j].Count)
+			setDefaultsTolerations(r.FirstAvailable[j].Tolerations)
+		}
+	}
+}
+
+// setDefaultsTolerations makes a toleration without an operator compare
+// its value: the operator's +default tag.
+func setDefaultsTolerations(tolerations []resourcev1.DeviceToleration) {
+	for i := range tolerations {
+		if tolerations[i].Operator == "" {
+			tolerations[i].Operator = resourcev1.DeviceTolerationOpEqual
 		}
 	}
 }
