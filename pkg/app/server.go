@@ -172,7 +172,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	// --authorization-config may name any mode, and may name it later
 	// when the file is reloaded; otherwise only the listed modes are built.
 	if authzConfig.ConfigFile != "" || slices.Contains(c.AuthorizationMode, authorization.ModeNode) {
-		if built.Node, err = buildNodeAuthorizer(sharedInformers); err != nil {
+		if built.Node, err = buildNodeAuthorizer(sharedInformers, c.RuntimeConfig); err != nil {
 			return nil, err
 		}
 	}
