@@ -149,7 +149,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	authn, err := buildAuthentication(c, &cafile.Bundle{PEM: caPEM, Pool: caPool}, loopbackToken, saTokens.authenticators, saTokens.apiAudiences, log)
+	// The reloads of --authentication-config and the JWT authenticators.
+	authnMetrics := authenticationMetrics(identity)
+	metricsRegistry.MustRegister(authnMetrics.Reloads, authnMetrics.JWT)
+	authn, err := buildAuthentication(c, &cafile.Bundle{PEM: caPEM, Pool: caPool}, loopbackToken, saTokens.authenticators, saTokens.apiAudiences, authnMetrics, log)
 	if err != nil {
 		return nil, err
 	}
