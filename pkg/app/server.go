@@ -201,7 +201,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	openAPI := server.NewOpenAPIResources(openAPIService)
 	storageBackend := &storagebackend.Factory{Client: client, Prefix: c.Etcd.Prefix}
 	// Registered whether or not anything is encrypted, as kube-apiserver's.
-	encryptionMetrics := value.NewMetrics()
+	encryptionMetrics := value.NewMetrics(identity)
 	metricsRegistry.MustRegister(encryptionMetrics)
 	encryptionAtRest, err := s.loadEncryption(c, encryptionMetrics)
 	if err != nil {

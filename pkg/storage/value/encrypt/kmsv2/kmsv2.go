@@ -188,9 +188,13 @@ func (p *Provider) check(ctx context.Context) error {
 		}
 	}
 	if err := validateKeyID(st.KeyId); err != nil {
+		p.metrics.InvalidKeyIDFromStatus(p.name, invalidKeyIDCode(st.KeyId))
 		errs = append(errs, fmt.Sprintf("got invalid KMSv2 KeyID hash %q: %v", keyIDHash(st.KeyId), err))
-	} else if err := p.rotate(ctx, st.KeyId); err != nil {
-		errs = append(errs, err.Error())
+	} else {
+		p.metrics.KeyIDFromStatus(p.name, st.KeyId)
+		if err := p.rotate(ctx, st.KeyId); err != nil {
+			errs = append(errs, err.Error())
+		}
 	}
 	switch len(errs) {
 	case 0:
@@ -260,6 +264,7 @@ func (p *Provider) ToStorage(_ context.Context, data, authData []byte) ([]byte, 
 	out = append(out, nonce...)
 	out = aead.Seal(out, nonce, data, authData)
 	o := &encryptedObject{data: out, keyID: w.keyID, dekSource: w.dekSource, annotations: w.annotations, sourceType: sourceHKDFSeed}
+	p.metrics.KeyIDWritten(p.name, w.keyID)
 	return o.marshal(), nil
 }
 
@@ -282,6 +287,7 @@ func (p *Provider) FromStorage(ctx context.Context, data, authData []byte) ([]by
 		secret = resp.Plaintext
 		p.remember(key, secret)
 	}
+	p.metrics.KeyIDRead(p.name, o.keyID)
 	var aead cipher.AEAD
 	sealed := o.data
 	if o.sourceType == sourceHKDFSeed {
