@@ -202,8 +202,9 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	storageBackend := &storagebackend.Factory{Client: client, Prefix: c.Etcd.Prefix}
 	// Registered whether or not anything is encrypted, as kube-apiserver's.
 	encryptionMetrics := value.NewMetrics(identity)
-	metricsRegistry.MustRegister(encryptionMetrics)
-	encryptionAtRest, err := s.loadEncryption(c, encryptionMetrics)
+	encryptionReloads := encryptionReloadMetrics(identity)
+	metricsRegistry.MustRegister(encryptionMetrics, encryptionReloads)
+	encryptionAtRest, err := s.loadEncryption(c, encryptionMetrics, encryptionReloads)
 	if err != nil {
 		return nil, err
 	}
