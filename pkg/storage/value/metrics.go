@@ -31,6 +31,8 @@ type Metrics struct {
 	keyIDTimes       *prometheus.GaugeVec
 	statusKeyIDTimes *prometheus.GaugeVec
 	invalidKeyIDs    *prometheus.CounterVec
+	kmsLatencies     *prometheus.HistogramVec
+	dekSourceCache   *prometheus.GaugeVec
 	serverHash       string
 	// usedKeyIDs and statusKeyIDs keep the label sets of the key-ID
 	// series, the most recent 100 of each, as kube-apiserver does: a
@@ -76,6 +78,16 @@ func NewMetrics(serverID string) *Metrics {
 			Name: "apiserver_envelope_encryption_invalid_key_id_from_status_total",
 			Help: "[ALPHA] Number of times an invalid keyID is returned by the Status RPC call split by error.",
 		}, []string{"provider_name", "error"}),
+		kmsLatencies: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "apiserver_envelope_encryption_kms_operations_latency_seconds",
+			Help: "[ALPHA] KMS operation duration with gRPC error code status total.",
+			// kube-apiserver's: 0.1ms doubling to about 52s.
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 20),
+		}, []string{"provider_name", "method_name", "grpc_status_code"}),
+		dekSourceCache: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "apiserver_envelope_encryption_dek_source_cache_size",
+			Help: "[ALPHA] Number of records in data encryption key (DEK) source cache. On a restart, this value is an approximation of the number of decrypt RPC calls the server will make to the KMS plugin.",
+		}, []string{"provider_name"}),
 		serverHash: metrics.Hash(serverID),
 	}
 	m.usedKeyIDs = newRecentLabels(maxKeyIDSeries, func(l []string) {
@@ -87,7 +99,8 @@ func NewMetrics(serverID string) *Metrics {
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.operations, m.durations, m.cacheMisses, m.keyIDs, m.keyIDTimes, m.statusKeyIDTimes, m.invalidKeyIDs}
+	return []prometheus.Collector{m.operations, m.durations, m.cacheMisses, m.keyIDs, m.keyIDTimes, m.statusKeyIDTimes, m.invalidKeyIDs,
+		m.kmsLatencies, m.dekSourceCache}
 }
 
 // Describe implements prometheus.Collector.
@@ -143,6 +156,22 @@ func (m *Metrics) KeyIDFromStatus(provider, keyID string) {
 func (m *Metrics) InvalidKeyIDFromStatus(provider, code string) {
 	if m != nil {
 		m.invalidKeyIDs.WithLabelValues(provider, code).Inc()
+	}
+}
+
+// KMSCall records one call of provider's plugin: method is the gRPC
+// method ("/v2.KeyManagementService/Encrypt"), err its outcome.
+func (m *Metrics) KMSCall(provider, method string, elapsed time.Duration, err error) {
+	if m != nil {
+		m.kmsLatencies.WithLabelValues(provider, method, statusOf(err)).Observe(elapsed.Seconds())
+	}
+}
+
+// DEKSourceCacheSize records how many decrypted data-key sources
+// provider keeps.
+func (m *Metrics) DEKSourceCacheSize(provider string, n int) {
+	if m != nil {
+		m.dekSourceCache.WithLabelValues(provider).Set(float64(n))
 	}
 }
 

@@ -287,7 +287,7 @@ func TestKeyIDsAreCountedByTheirHash(t *testing.T) {
 	}
 	got := map[string]float64{}
 	for _, mf := range families {
-		if !strings.HasPrefix(mf.GetName(), "apiserver_envelope_encryption_") {
+		if !strings.HasPrefix(mf.GetName(), "apiserver_envelope_encryption_") || !strings.Contains(mf.GetName(), "key_id") {
 			continue
 		}
 		for _, s := range mf.GetMetric() {
@@ -322,4 +322,61 @@ func TestKeyIDsAreCountedByTheirHash(t *testing.T) {
 func hash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Every call of the plugin is timed by its gRPC method and code, and the
+// size of the read cache is the number of data-key sources decrypted, as
+// kube-apiserver's apiserver_envelope_encryption_kms_operations_latency_seconds
+// and _dek_source_cache_size have them.
+func TestPluginCallsAndTheReadCacheAreMeasured(t *testing.T) {
+	plugin := kmstest.Start(t)
+	ctx := context.Background()
+	writer := dial(t, plugin)
+	key := []byte("/registry/secrets/ns/a")
+	stored, err := writer.ToStorage(ctx, []byte("plain value"), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := value.NewMetrics("apiserver-test")
+	dctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	reader, err := Dial(dctx, "fake", plugin.Endpoint, 3*time.Second, m) // Status, then Encrypt of its seed
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := reader.FromStorage(ctx, stored, key); err != nil { // Decrypt of the writer's seed
+		t.Fatal(err)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(m)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range families {
+		for _, s := range mf.GetMetric() {
+			var labels []string
+			for _, l := range s.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			name := mf.GetName() + "{" + strings.Join(labels, ",") + "}"
+			switch mf.GetName() {
+			case "apiserver_envelope_encryption_kms_operations_latency_seconds":
+				got[name] = float64(s.GetHistogram().GetSampleCount())
+			case "apiserver_envelope_encryption_dek_source_cache_size":
+				got[name] = s.GetGauge().GetValue()
+			}
+		}
+	}
+	want := map[string]float64{
+		"apiserver_envelope_encryption_kms_operations_latency_seconds{grpc_status_code=OK,method_name=/v2.KeyManagementService/Status,provider_name=fake}":  1,
+		"apiserver_envelope_encryption_kms_operations_latency_seconds{grpc_status_code=OK,method_name=/v2.KeyManagementService/Encrypt,provider_name=fake}": 1,
+		"apiserver_envelope_encryption_kms_operations_latency_seconds{grpc_status_code=OK,method_name=/v2.KeyManagementService/Decrypt,provider_name=fake}": 1,
+		// The reader's own seed and the writer's.
+		"apiserver_envelope_encryption_dek_source_cache_size{provider_name=fake}": 2,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("series\n%v\nwant\n%v", got, want)
+	}
 }
