@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -23,10 +24,17 @@ import (
 // next to a file with an anonymous section.
 var ErrAnonymousFlagConflict = errors.New("anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file")
 
+// ErrAnonymousChanged refuses a reloaded file whose anonymous section is
+// not the one the server started with, in kube-apiserver's words (which
+// it logs).
+var ErrAnonymousChanged = errors.New("anonymous: Forbidden: changed from initial configuration file")
+
 // Dynamic is the authentication a --authentication-config file describes,
 // kept up to date with the file: as kube-apiserver, a changed file that is
-// valid replaces the JWT authenticators and the anonymous settings, one
-// that is not is logged and the previous configuration stays in force.
+// valid replaces the JWT authenticators, one that is not is logged and the
+// previous configuration stays in force. The anonymous section may not
+// change: a file whose section differs from the one the server started
+// with is refused, as kube-apiserver refuses it.
 //
 // Each reload that looked at changed content is counted in the metrics,
 // as kube-apiserver's automatic reloads are: a success when the new
@@ -40,6 +48,8 @@ type Dynamic struct {
 	anonymousFlag, anonymousFlagSet bool
 	log                             *slog.Logger
 	metrics                         Metrics
+	// anonymous is the anonymous section of the file at start.
+	anonymous *AnonymousConfig
 
 	mu sync.Mutex // serializes reloads
 	// content is the content last looked at that needs no second look:
@@ -83,7 +93,7 @@ func NewDynamic(path string, anonymousFlag, anonymousFlagSet bool, log *slog.Log
 	if err != nil {
 		return nil, err
 	}
-	st, err := d.build(data)
+	st, err := d.build(data, true)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +117,7 @@ func (d *Dynamic) Reload() error {
 	}
 	// Whatever becomes of it, this content needs no second look.
 	d.content = data
-	st, err := d.build(data)
+	st, err := d.build(data, false)
 	if err != nil {
 		d.metrics.Reloads.ReloadFailed()
 		return err
@@ -123,8 +133,9 @@ func (d *Dynamic) Reload() error {
 	return nil
 }
 
-// build validates and compiles the content of the file.
-func (d *Dynamic) build(data []byte) (*state, error) {
+// build validates and compiles the content of the file, at start or on
+// a reload.
+func (d *Dynamic) build(data []byte, start bool) (*state, error) {
 	decoded, err := Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load authentication configuration from file %q: %w", d.path, err)
@@ -132,6 +143,11 @@ func (d *Dynamic) build(data []byte) (*state, error) {
 	c, err := Compile(decoded)
 	if err != nil {
 		return nil, err
+	}
+	if start {
+		d.anonymous = c.Anonymous
+	} else if !reflect.DeepEqual(c.Anonymous, d.anonymous) {
+		return nil, ErrAnonymousChanged
 	}
 	if c.Anonymous != nil && d.anonymousFlagSet {
 		return nil, ErrAnonymousFlagConflict

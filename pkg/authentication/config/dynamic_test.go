@@ -22,36 +22,58 @@ func anonymousAt(d *Dynamic, path string) bool {
 	return ok
 }
 
+// jwtFor is a jwt section of one issuer, for audience aud.
+func jwtFor(aud string) string {
+	return "jwt:\n- issuer: {url: https://issuer.example, audiences: [" + aud + "]}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n"
+}
+
+// tokensFor is how many JWT authenticators are in force.
+func tokensFor(d *Dynamic) int { return len(d.state.Load().tokens) }
+
 func TestReloadReplacesAValidConfigurationAndKeepsTheOldOnAnInvalidOne(t *testing.T) {
-	path := write(t, header+"anonymous:\n  enabled: true\n  conditions: [{path: /livez}]\n")
+	anonymousSection := "anonymous:\n  enabled: true\n  conditions: [{path: /livez}]\n"
+	path := write(t, header+anonymousSection)
 	d, err := NewDynamic(path, true, false, slog.New(slog.DiscardHandler), Metrics{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !anonymousAt(d, "/livez") || anonymousAt(d, "/api") {
-		t.Fatal("the conditions are not in force")
+	if !anonymousAt(d, "/livez") || anonymousAt(d, "/api") || tokensFor(d) != 0 {
+		t.Fatal("the configuration is not in force")
 	}
-	os.WriteFile(path, []byte(header+"anonymous:\n  enabled: false\n"), 0o600)
+	os.WriteFile(path, []byte(header+jwtFor("a")+anonymousSection), 0o600)
 	if err := d.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	if anonymousAt(d, "/livez") {
-		t.Fatal("anonymous is still on after the file turned it off")
+	if tokensFor(d) != 1 || !anonymousAt(d, "/livez") {
+		t.Fatal("the new issuer is not in force")
 	}
-	os.WriteFile(path, []byte(header+"anonymous:\n  enabled: true\n  bogus: 1\n"), 0o600)
+	os.WriteFile(path, []byte(header+jwtFor("a")+"anonymous:\n  enabled: true\n  bogus: 1\n"), 0o600)
 	if err := d.Reload(); err == nil {
 		t.Fatal("an invalid file was accepted")
 	}
-	if anonymousAt(d, "/livez") {
-		t.Fatal("an invalid file changed the configuration in force")
+	// kube-apiserver refuses a reload that changes the anonymous
+	// section, removing it included.
+	for _, changed := range []string{"anonymous:\n  enabled: false\n", ""} {
+		os.WriteFile(path, []byte(header+changed), 0o600)
+		if err := d.Reload(); !errors.Is(err, ErrAnonymousChanged) {
+			t.Errorf("anonymous section %q: %v, want %v", changed, err, ErrAnonymousChanged)
+		}
+		if tokensFor(d) != 1 || !anonymousAt(d, "/livez") || anonymousAt(d, "/api") {
+			t.Fatal("a refused file changed the configuration in force")
+		}
 	}
-	// Without an anonymous section, --anonymous-auth decides.
-	os.WriteFile(path, []byte(header), 0o600)
-	if err := d.Reload(); err != nil {
-		t.Fatal(err)
-	}
-	if !anonymousAt(d, "/api") {
-		t.Error("--anonymous-auth=true is not in force without an anonymous section")
+}
+
+// Without an anonymous section, --anonymous-auth decides.
+func TestAnonymousFlagDecidesWithoutASection(t *testing.T) {
+	for _, flag := range []bool{true, false} {
+		d, err := NewDynamic(write(t, header), flag, false, slog.New(slog.DiscardHandler), Metrics{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := anonymousAt(d, "/api"); got != flag {
+			t.Errorf("--anonymous-auth=%v: anonymous /api %v", flag, got)
+		}
 	}
 }
 
@@ -70,7 +92,7 @@ func TestAnonymousFlagConflictsWithTheSection(t *testing.T) {
 // last_config_info carries the sha256 of the file in force, from the
 // start).
 func TestReloadsAreCountedAsKubeAPIServerCountsThem(t *testing.T) {
-	first := header + "anonymous:\n  enabled: false\n"
+	first := header + jwtFor("a")
 	path := write(t, first)
 	reloads := NewReloadMetrics("apiserver-test")
 	reg := prometheus.NewPedanticRegistry()
@@ -114,7 +136,7 @@ func TestReloadsAreCountedAsKubeAPIServerCountsThem(t *testing.T) {
 	}
 	expect("invalid", map[string]float64{info(first): 1, count("failure"): 1})
 
-	second := header + "anonymous:\n  enabled: true\n"
+	second := header + jwtFor("b")
 	os.WriteFile(path, []byte(second), 0o600)
 	if err := d.Reload(); err != nil {
 		t.Fatal(err)
