@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Records the metric families kube-apiserver shows with --authentication-config,
-# a KMS v2 provider and --encryption-provider-config-automatic-reload, after a
-# JWT is verified, a secret written and read, each file made invalid and then
-# valid again, and the plugin naming an empty key ID
+# --authorization-config (instead of --authorization-mode=Node,RBAC: the same
+# authorizers), a KMS v2 provider and --encryption-provider-config-automatic-reload,
+# after a JWT is verified, a secret written and read, each file made invalid and
+# then valid again, and the plugin naming an empty key ID
 # (test/e2e/testdata/kube-apiserver/metrics-config-reload.txt: the # HELP and
 # # TYPE lines of the families the shared reference lacks, and a # LABELS line
 # per label-name set seen). Starts and stops a private oracle; takes ~3 minutes
@@ -41,10 +42,17 @@ enc() { # extra line
   printf 'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n  providers:\n  - kms: {apiVersion: v2, name: fake, endpoint: "unix://%s/kms.sock", timeout: 3s}\n  - identity: {}\n%s\n' "$W" "$1" > "$W/enc.yaml.new"
   mv "$W/enc.yaml.new" "$W/enc.yaml"
 }
+authz() { # extra line
+  printf 'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: Node, name: node}\n- {type: RBAC, name: rbac}\n%s\n' "$1" > "$W/authz.yaml.new"
+  mv "$W/authz.yaml.new" "$W/authz.yaml"
+}
 authn ""
 enc ""
+authz ""
+# The shared start script, with the authorizers of a file.
+sed "s|--authorization-mode=Node,RBAC|--authorization-config=$W/authz.yaml|" /work/shared/oracle/start.sh > "$W/start.sh"
 ORACLE_FLAGS="--authentication-config=$W/authn.yaml --encryption-provider-config=$W/enc.yaml --encryption-provider-config-automatic-reload=true" \
-  /work/shared/oracle/start.sh
+  bash "$W/start.sh"
 K="$ORACLE_DIR/bin/kubectl --kubeconfig $ORACLE_DIR/run/admin.kubeconfig"
 $K create secret generic s1 --from-literal=a=b
 $K get secret s1 -o name
@@ -52,12 +60,14 @@ curl -sk -H "Authorization: Bearer $(curl -sk "https://$ISSUER/token")" "https:/
 
 # Invalid files, and a plugin whose key ID is empty.
 echo "garbage: [" > "$W/authn.yaml.new" && mv "$W/authn.yaml.new" "$W/authn.yaml"
+echo "garbage: [" > "$W/authz.yaml.new" && mv "$W/authz.yaml.new" "$W/authz.yaml"
 printf 'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources: nope\n' > "$W/enc.yaml.new" && mv "$W/enc.yaml.new" "$W/enc.yaml"
 curl -sk "https://$ISSUER/rotate?id="
 sleep 70
 # Valid files again, and a key.
 authn "# changed"
 enc "# changed"
+authz "# changed"
 curl -sk "https://$ISSUER/rotate?id=key-2"
 sleep 70
 $K get --raw /metrics > "$W/metrics.txt"
@@ -85,7 +95,7 @@ for l in open(sys.argv[2]):
             name = base
     ls = sorted(k for k in re.findall(r'([a-zA-Z_][a-zA-Z0-9_]*)="', m.group(3) or '') if k != 'le')
     labels.setdefault(name, set()).add(','.join(ls))
-prefixes = ('apiserver_authentication_', 'apiserver_encryption_config_controller_', 'apiserver_envelope_encryption_')
+prefixes = ('apiserver_authentication_', 'apiserver_authorization_config_controller_', 'apiserver_encryption_config_controller_', 'apiserver_envelope_encryption_')
 with open(sys.argv[3], 'w') as f:
     for n in sorted(n for n in help if n not in ref and n.startswith(prefixes)):
         f.write(help[n] + '\n' + typ[n] + '\n')

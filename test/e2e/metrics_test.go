@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/kmstest"
 	"github.com/kapi-dev/kapi/internal/required"
 	"github.com/kapi-dev/kapi/pkg/app"
+	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/testserver"
 )
 
@@ -127,10 +128,11 @@ func mustRead(t *testing.T, path string) []byte {
 }
 
 // TestConfigReloadMetricsAreKubeAPIServers: with --authentication-config
-// (a JWT issuer the test serves), secrets encrypted through a KMS v2
-// plugin and --encryption-provider-config-automatic-reload, after a JWT
-// is verified, a secret written and read, the authentication file made
-// invalid and then valid again, and the plugin naming an empty key ID
+// (a JWT issuer the test serves), --authorization-config (Node and RBAC),
+// secrets encrypted through a KMS v2 plugin and
+// --encryption-provider-config-automatic-reload, after a JWT is verified,
+// a secret written and read, the authentication and authorization files
+// made invalid and then valid again, and the plugin naming an empty key ID
 // while a new encryption file waits for it, /metrics has every family
 // kube-apiserver 1.37 showed after the same steps
 // (testdata/kube-apiserver/metrics-config-reload.txt, recorded by
@@ -156,8 +158,17 @@ func TestConfigReloadMetricsAreKubeAPIServers(t *testing.T) {
 	encFile := filepath.Join(dir, "encryption.yaml")
 	kms := "  - kms:\n      apiVersion: v2\n      name: fake\n      endpoint: " + plugin.Endpoint + "\n  - identity: {}\n"
 	writeEncryptionConfig(t, encFile, kms)
+	authzFile := filepath.Join(dir, "authz.yaml")
+	authzConfig := "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: Node, name: node}\n- {type: RBAC, name: rbac}\n"
+	if err := os.WriteFile(authzFile, []byte(authzConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	authz := authorization.DefaultConfig()
+	authz.ConfigFile = authzFile
+	authz.ConfigReloadInterval = 50 * time.Millisecond
 	s := testserver.Start(t, testserver.Options{
 		Authentication:           &authn,
+		Authorization:            &authz,
 		EncryptionProviderConfig: encFile, EncryptionProviderConfigAutomaticReload: true,
 		EncryptionReloadInterval: 50 * time.Millisecond,
 	})
@@ -211,6 +222,15 @@ func TestConfigReloadMetricsAreKubeAPIServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("a valid authentication file", "apiserver_authentication_config_controller_automatic_reloads_total", `status="success"`)
+
+	if err := os.WriteFile(authzFile, []byte("garbage: ["), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("an invalid authorization file", "apiserver_authorization_config_controller_automatic_reloads_total", `status="failure"`)
+	if err := os.WriteFile(authzFile, []byte(authzConfig+"# changed\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("a valid authorization file", "apiserver_authorization_config_controller_automatic_reloads_total", `status="success"`)
 
 	// A new encryption file whose plugin names an empty key ID is not
 	// taken; once the plugin has a key again, it is.
