@@ -62,6 +62,43 @@ cases += [
  {"who": N1, "nonResourceAttributes": {"verb": "get", "path": "/healthz"}},
  r("get", "secrets", "s-vol", NS, who={"user": "alice", "groups": ["system:authenticated"]}),
 ]
+# Persistent volumes, volume attachments, resource slices and pod
+# certificate requests: the edges of objects other than pods.
+RES, CERT, STOR = "resource.k8s.io", "certificates.k8s.io", "storage.k8s.io"
+def on(node, key="spec.nodeName"):
+    return {"key": key, "operator": "In", "values": [node]}
+cases += [
+ r("get", "persistentvolumes", "h-node-pv1", who=N2), r("get", "persistentvolumes", "h-node-pv2", who=N2),
+ r("get", "persistentvolumes", "h-node-pv1", sub="status"), r("update", "persistentvolumes", "h-node-pv1"),
+ r("watch", "persistentvolumes", "h-node-pv1"), r("get", "persistentvolumes", "h-node-none"),
+ r("get", "secrets", "s-pv-publish", NS, who=N2), r("list", "secrets", "s-pv-publish", NS),
+ r("get", "volumeattachments", "h-node-va2", group=STOR, who=N2), r("get", "volumeattachments", "h-node-va1", group=STOR, who=N2),
+ r("update", "volumeattachments", "h-node-va1", group=STOR), r("patch", "volumeattachments", "h-node-va1", group=STOR),
+ r("delete", "volumeattachments", "h-node-va1", group=STOR), r("watch", "volumeattachments", "h-node-va1", group=STOR),
+ r("get", "volumeattachments", "h-node-va1", group=STOR, sub="status"), r("get", "volumeattachments", "h-node-none", group=STOR),
+ r("get", "resourceslices", "h-node-rs1", group=RES), r("get", "resourceslices", "h-node-rs2", group=RES),
+ r("get", "resourceslices", "h-node-rs-all", group=RES), r("get", "resourceslices", "h-node-none", group=RES),
+ r("get", "resourceslices", "h-node-rs2", group=RES, who=N2), r("update", "resourceslices", "h-node-rs1", group=RES),
+ r("update", "resourceslices", "h-node-rs2", group=RES), r("patch", "resourceslices", "h-node-rs1", group=RES),
+ r("patch", "resourceslices", "h-node-rs2", group=RES), r("delete", "resourceslices", "h-node-rs1", group=RES),
+ r("delete", "resourceslices", "h-node-rs2", group=RES), r("delete", "resourceslices", "", group=RES),
+ r("get", "resourceslices", "h-node-rs1", group=RES, sub="status"), r("escalate", "resourceslices", "h-node-rs1", group=RES),
+ r("create", "resourceslices", "h-node-rs3", group=RES, who=N2),
+ r("list", "resourceslices", group=RES, fs=on("h-node-n1")), r("watch", "resourceslices", group=RES, fs=on("h-node-n1")),
+ r("deletecollection", "resourceslices", group=RES, fs=on("h-node-n1")), r("list", "resourceslices", group=RES, fs=on("h-node-n2")),
+ r("list", "resourceslices", group=RES, fs=on("h-node-n1", "nodeName")), r("list", "resourceslices", group=RES, fs=on("h-node-n1"), who=N2),
+ r("list", "resourceslices", group=RES, fs=on("h-node-n2"), who=N2), r("watch", "resourceslices", group=RES),
+ r("get", "podcertificaterequests", "pcr1", NS, group=CERT), r("get", "podcertificaterequests", "pcr2", NS, group=CERT),
+ r("get", "podcertificaterequests", "pcr2", NS, group=CERT, who=N2), r("get", "podcertificaterequests", "pcr1", NS, group=CERT, who=N2),
+ r("get", "podcertificaterequests", "pcr1", "default", group=CERT), r("get", "podcertificaterequests", "pcr1", NS, group=CERT, sub="status"),
+ r("update", "podcertificaterequests", "pcr1", NS, group=CERT), r("patch", "podcertificaterequests", "pcr1", NS, group=CERT),
+ r("delete", "podcertificaterequests", "pcr1", NS, group=CERT), r("update", "podcertificaterequests", "pcr1", NS, group=CERT, sub="status"),
+ r("create", "podcertificaterequests", "pcr3", NS, group=CERT, who=N2),
+ r("list", "podcertificaterequests", "", NS, group=CERT, fs=on("h-node-n1")), r("watch", "podcertificaterequests", "", NS, group=CERT, fs=on("h-node-n1")),
+ r("list", "podcertificaterequests", group=CERT, fs=on("h-node-n1")), r("list", "podcertificaterequests", "", NS, group=CERT, fs=on("h-node-n2")),
+ r("list", "podcertificaterequests", "", NS, group=CERT, fs=on("h-node-n2"), who=N2), r("watch", "podcertificaterequests", "", NS, group=CERT),
+ r("deletecollection", "podcertificaterequests", "", NS, group=CERT, fs=on("h-node-n1")),
+]
 ctx = ssl.create_default_context(cafile=P+"/ca.crt"); ctx.load_cert_chain(P+"/admin.crt", P+"/admin.key")
 out = []
 for cs in cases:

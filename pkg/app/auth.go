@@ -125,6 +125,13 @@ type authentication struct {
 // caReloadInterval is how often CA files are re-read.
 const caReloadInterval = time.Minute
 
+// authenticationMetrics are the unregistered metrics of the reloads of
+// --authentication-config and of the JWT authenticators (of the file and
+// of the --oidc-* flags), for the server named identity.
+func authenticationMetrics(identity string) authnconfig.Metrics {
+	return authnconfig.Metrics{Reloads: authnconfig.NewReloadMetrics(identity), JWT: jwt.NewMetrics(identity)}
+}
+
 // buildAuthentication builds kube-apiserver's chain, in kube-apiserver's
 // order (its pkg/kubeapiserver/authenticator):
 //
@@ -150,7 +157,7 @@ const caReloadInterval = time.Minute
 // authenticators right before the token union rather than inside it; the
 // tokens they accept (JWTs of the service-account issuers, bootstrap
 // tokens) are not the union's, so the outcome is kube-apiserver's.
-func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken string, serviceAccountTokens []authenticator.Request, apiAudiences []string, log *slog.Logger) (*authentication, error) {
+func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken string, serviceAccountTokens []authenticator.Request, apiAudiences []string, m authnconfig.Metrics, log *slog.Logger) (*authentication, error) {
 	out := &authentication{}
 	var reloaders []*cafile.File
 
@@ -201,7 +208,7 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 			return nil, errors.New("authentication-config file and oidc-* flags are mutually exclusive")
 		}
 		var err error
-		if structured, err = authnconfig.NewDynamic(file, o.AnonymousAuth, o.Authentication.AnonymousAuthFlagSet, log.With("component", "authentication-config")); err != nil {
+		if structured, err = authnconfig.NewDynamic(file, o.AnonymousAuth, o.Authentication.AnonymousAuthFlagSet, log.With("component", "authentication-config"), m); err != nil {
 			return nil, err
 		}
 		tokens = append(tokens, structured)
@@ -211,6 +218,7 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 		if err != nil {
 			return nil, fmt.Errorf("--oidc-ca-file: %w", err)
 		}
+		cfg.Metrics = m.JWT
 		a, err := jwt.New(cfg)
 		if err != nil {
 			return nil, err

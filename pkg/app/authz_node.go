@@ -3,26 +3,52 @@ package app
 import (
 	"fmt"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/authorization/node"
+	"github.com/kapi-dev/kapi/pkg/controlplane"
 )
 
 // buildNodeAuthorizer is the Node authorizer of --authorization-mode,
 // its graph fed by the loopback informers (which the server waits for
-// before it is ready).
+// before it is ready): pods, and the persistent volumes, volume
+// attachments, resource slices and pod certificate requests that
+// kube-apiserver's graph also holds.
 //
-// Only pods feed the graph: persistent volumes, volume attachments,
-// resource slices and pod certificate requests are not served yet, and
-// an informer of an unserved resource never syncs. Until they are, a
-// node cannot reach a PV, a PV's secrets, its volume attachments, its
-// resource slices or its pod certificate requests through the graph
-// (node.AddPVHandlers and friends are ready for them).
-func buildNodeAuthorizer(factory informers.SharedInformerFactory) (authorizer.Authorizer, error) {
-	graph := node.NewGraph()
-	if _, err := node.AddPodHandlers(graph, factory.Core().V1().Pods().Informer()); err != nil {
+// An informer of a group version that --runtime-config switches off
+// would never sync, and the server would never be ready: such a kind is
+// left out of the graph, and a node cannot reach its objects (which are
+// not served anyway). kube-apiserver decides by feature gates instead.
+func buildNodeAuthorizer(factory informers.SharedInformerFactory, runtimeConfig controlplane.RuntimeConfig) (authorizer.Authorizer, error) {
+	rc, err := controlplane.ParseRuntimeConfig(runtimeConfig)
+	if err != nil {
 		return nil, fmt.Errorf("node authorizer: %w", err)
+	}
+	graph := node.NewGraph()
+	for _, feed := range []struct {
+		gv       schema.GroupVersion
+		informer func() cache.SharedIndexInformer
+		handlers func(*node.Graph, cache.SharedInformer) (cache.ResourceEventHandlerRegistration, error)
+	}{
+		{corev1.SchemeGroupVersion, factory.Core().V1().Pods().Informer, node.AddPodHandlers},
+		{corev1.SchemeGroupVersion, factory.Core().V1().PersistentVolumes().Informer, node.AddPVHandlers},
+		{storagev1.SchemeGroupVersion, factory.Storage().V1().VolumeAttachments().Informer, node.AddVolumeAttachmentHandlers},
+		{resourcev1.SchemeGroupVersion, factory.Resource().V1().ResourceSlices().Informer, node.AddResourceSliceHandlers},
+		{certificatesv1.SchemeGroupVersion, factory.Certificates().V1().PodCertificateRequests().Informer, node.AddPodCertificateRequestHandlers},
+	} {
+		if !rc.Enabled(feed.gv) {
+			continue
+		}
+		if _, err := feed.handlers(graph, feed.informer()); err != nil {
+			return nil, fmt.Errorf("node authorizer: %w", err)
+		}
 	}
 	return node.New(graph, node.NodeRules(), node.DefaultFeatures()), nil
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/kapi-dev/kapi/pkg/encryption"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 	"github.com/kapi-dev/kapi/pkg/server"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 	"github.com/kapi-dev/kapi/pkg/storage/value"
@@ -23,10 +24,17 @@ func kmsDialer(m *value.Metrics) encryption.KMSDialer {
 	}
 }
 
+// encryptionReloadMetrics are the unregistered metrics of the encryption
+// configuration in use and its automatic reloads, for the server named
+// identity.
+func encryptionReloadMetrics(identity string) *metrics.ConfigReloads {
+	return encryption.NewReloadMetrics(identity)
+}
+
 // loadEncryption builds encryption at rest from --encryption-provider-config,
 // or returns nil when it is not set. The KMS connections live until the
 // server closes.
-func (s *Server) loadEncryption(c *Config, m *value.Metrics) (*encryption.Transformers, error) {
+func (s *Server) loadEncryption(c *Config, m *value.Metrics, reloads *metrics.ConfigReloads) (*encryption.Transformers, error) {
 	if c.Etcd.EncryptionProviderConfig == "" {
 		return nil, nil
 	}
@@ -36,6 +44,7 @@ func (s *Server) loadEncryption(c *Config, m *value.Metrics) (*encryption.Transf
 		AutomaticReload: c.Etcd.EncryptionProviderConfigAutomaticReload,
 		DialKMS:         kmsDialer(m),
 		Metrics:         m,
+		Reloads:         reloads,
 	})
 	if err != nil {
 		stop()

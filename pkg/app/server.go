@@ -149,7 +149,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	authn, err := buildAuthentication(c, &cafile.Bundle{PEM: caPEM, Pool: caPool}, loopbackToken, saTokens.authenticators, saTokens.apiAudiences, log)
+	// The reloads of --authentication-config and the JWT authenticators.
+	authnMetrics := authenticationMetrics(identity)
+	metricsRegistry.MustRegister(authnMetrics.Reloads, authnMetrics.JWT)
+	authn, err := buildAuthentication(c, &cafile.Bundle{PEM: caPEM, Pool: caPool}, loopbackToken, saTokens.authenticators, saTokens.apiAudiences, authnMetrics, log)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +175,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	// --authorization-config may name any mode, and may name it later
 	// when the file is reloaded; otherwise only the listed modes are built.
 	if authzConfig.ConfigFile != "" || slices.Contains(c.AuthorizationMode, authorization.ModeNode) {
-		if built.Node, err = buildNodeAuthorizer(sharedInformers); err != nil {
+		if built.Node, err = buildNodeAuthorizer(sharedInformers, c.RuntimeConfig); err != nil {
 			return nil, err
 		}
 	}
@@ -198,9 +201,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	openAPI := server.NewOpenAPIResources(openAPIService)
 	storageBackend := &storagebackend.Factory{Client: client, Prefix: c.Etcd.Prefix}
 	// Registered whether or not anything is encrypted, as kube-apiserver's.
-	encryptionMetrics := value.NewMetrics()
-	metricsRegistry.MustRegister(encryptionMetrics)
-	encryptionAtRest, err := s.loadEncryption(c, encryptionMetrics)
+	encryptionMetrics := value.NewMetrics(identity)
+	encryptionReloads := encryptionReloadMetrics(identity)
+	metricsRegistry.MustRegister(encryptionMetrics, encryptionReloads)
+	encryptionAtRest, err := s.loadEncryption(c, encryptionMetrics, encryptionReloads)
 	if err != nil {
 		return nil, err
 	}

@@ -2,13 +2,12 @@ package authorization
 
 import (
 	"context"
-	"crypto/sha256"
-	"fmt"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
 // Metrics are kube-apiserver's metrics of the authorizers, with its
@@ -24,12 +23,9 @@ type Metrics struct {
 	matchErrors        *prometheus.CounterVec
 	matchExclusions    *prometheus.CounterVec
 	matchDurations     *prometheus.HistogramVec
-	reloads            *prometheus.CounterVec
-	reloadTimes        *prometheus.GaugeVec
-
-	// serverHash labels the reloads with the server's identity, hashed
-	// as kube-apiserver does.
-	serverHash string
+	// reloads are the apiserver_authorization_config_controller_*
+	// families of --authorization-config.
+	reloads *metrics.ConfigReloads
 }
 
 // NewMetrics returns unregistered metrics of the server named serverID
@@ -66,27 +62,24 @@ func NewMetrics(serverID string) *Metrics {
 			Help:    "[ALPHA] Authorization match condition evaluation time in seconds, split by authorizer type and name.",
 			Buckets: []float64{0.001, 0.005, 0.01, 0.025, 0.1, 0.2, 0.25},
 		}, []string{"type", "name"}),
-		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "apiserver_authorization_config_controller_automatic_reloads_total",
-			Help: "[ALPHA] Total number of automatic reloads of authorization configuration split by status and apiserver identity.",
-		}, []string{"status", "apiserver_id_hash"}),
-		reloadTimes: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds",
-			Help: "[ALPHA] Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.",
-		}, []string{"status", "apiserver_id_hash"}),
-		serverHash: IdentityHash(serverID),
+		reloads: metrics.NewConfigReloads(metrics.ConfigReloadOpts{
+			Prefix:        "apiserver_authorization_config_controller",
+			ReloadsHelp:   "[BETA] Total number of automatic reloads of authorization configuration split by status and apiserver identity.",
+			TimestampHelp: "[BETA] Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.",
+			InfoHelp:      "[ALPHA] Information about the last applied authorization configuration with hash as label, split by apiserver identity.",
+		}, serverID),
 	}
 }
 
 // IdentityHash is how kube-apiserver labels metrics with its identity:
 // "sha256:" and the hex digest of it.
 func IdentityHash(id string) string {
-	return fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(id)))
+	return metrics.Hash(id)
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.decisions, m.webhookEvaluations, m.webhookDurations, m.webhookFailOpen,
-		m.matchErrors, m.matchExclusions, m.matchDurations, m.reloads, m.reloadTimes}
+		m.matchErrors, m.matchExclusions, m.matchDurations, m.reloads}
 }
 
 // Describe implements prometheus.Collector.
@@ -135,18 +128,27 @@ func (m *Metrics) MatchConditionsEvaluated(name string, excluded, failed bool, e
 	}
 }
 
+// inUse records the configuration file in use, by its content: at
+// start and after each successful reload (last_config_info).
+func (m *Metrics) inUse(data []byte) {
+	if m != nil {
+		m.reloads.InUse(metrics.Hash(string(data)))
+	}
+}
+
 // reloaded counts a reload of the configuration file that changed it:
-// "success" if the new chain is in use, "failure" if the old one stays.
-func (m *Metrics) reloaded(ok bool) {
-	if m == nil {
-		return
+// data is the new chain's file, now in use.
+func (m *Metrics) reloaded(data []byte) {
+	if m != nil {
+		m.reloads.Reloaded(metrics.Hash(string(data)))
 	}
-	status := "success"
-	if !ok {
-		status = "failure"
+}
+
+// reloadFailed counts a reload after which the old chain stays.
+func (m *Metrics) reloadFailed() {
+	if m != nil {
+		m.reloads.ReloadFailed()
 	}
-	m.reloads.WithLabelValues(status, m.serverHash).Inc()
-	m.reloadTimes.WithLabelValues(status, m.serverHash).SetToCurrentTime()
 }
 
 // counted counts the terminal decisions of one configured authorizer

@@ -2,8 +2,12 @@ package authorization
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -114,15 +118,39 @@ authorizers:
 	write(config("50s")) // over the 30s limit: invalid
 	a.reload()
 
-	hash := IdentityHash("apiserver-test")
-	if got := value(t, m.reloads.WithLabelValues("success", hash)); got != 1 {
-		t.Errorf("successful reloads %v, want 1", got)
+	// The oracle (--authorization-config) showed these families, with
+	// last_config_info the sha256 of the file in use, from the start.
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(m)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := value(t, m.reloads.WithLabelValues("failure", hash)); got != 1 {
-		t.Errorf("failed reloads %v, want 1", got)
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, s := range f.GetMetric() {
+			var labels []string
+			for _, l := range s.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			v := s.GetCounter().GetValue()
+			if s.GetGauge().GetValue() != 0 {
+				v = 1 // a time or an info: set
+			}
+			got[f.GetName()+"{"+strings.Join(labels, ",")+"}"] = v
+		}
 	}
-	if got := value(t, m.reloadTimes.WithLabelValues("success", hash)); got == 0 {
-		t.Error("the time of the last successful reload is not set")
+	hash := "sha256:" + sha256Hex
+	inUse := sha256.Sum256([]byte(config("5s")))
+	want := map[string]float64{
+		"apiserver_authorization_config_controller_automatic_reloads_total{apiserver_id_hash=" + hash + ",status=success}":                            1,
+		"apiserver_authorization_config_controller_automatic_reloads_total{apiserver_id_hash=" + hash + ",status=failure}":                            1,
+		"apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds{apiserver_id_hash=" + hash + ",status=success}":            1,
+		"apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds{apiserver_id_hash=" + hash + ",status=failure}":            1,
+		"apiserver_authorization_config_controller_last_config_info{apiserver_id_hash=" + hash + ",hash=sha256:" + hex.EncodeToString(inUse[:]) + "}": 1,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("series\n%v\nwant\n%v", got, want)
 	}
 }
 

@@ -219,6 +219,7 @@ func (a *Authorization) entries() ([]entry, error) {
 			return nil, err
 		}
 		a.lastData = data
+		a.cfg.Metrics.inUse(data)
 		a.required = authorizationconfig.NonWebhookTypes(c)
 		if slices.Contains(a.required, ModeABAC) {
 			if a.abac, err = abac.NewFromFile(a.cfg.PolicyFile); err != nil {
@@ -397,7 +398,7 @@ func (a *Authorization) reload() {
 	defer a.mu.Unlock()
 	data, err := os.ReadFile(a.cfg.ConfigFile)
 	if err != nil {
-		a.cfg.Metrics.reloaded(false)
+		a.cfg.Metrics.reloadFailed()
 		a.logger.Error("reloading authorization config", "err", err)
 		return
 	}
@@ -407,18 +408,18 @@ func (a *Authorization) reload() {
 	a.lastData = data
 	c, matchers, _, err := authorizationconfig.LoadAndValidate(a.cfg.ConfigFile, a.required)
 	if err != nil {
-		a.cfg.Metrics.reloaded(false)
+		a.cfg.Metrics.reloadFailed()
 		a.logger.Error("reloading authorization config", "err", err)
 		return
 	}
 	next, err := a.newChain(fileEntries(c, matchers))
 	if err != nil {
-		a.cfg.Metrics.reloaded(false)
+		a.cfg.Metrics.reloadFailed()
 		a.logger.Error("reloading authorization config", "err", err)
 		return
 	}
 	a.current.Store(next)
-	a.cfg.Metrics.reloaded(true)
+	a.cfg.Metrics.reloaded(data)
 	a.logger.Info("reloaded authorization config", "file", a.cfg.ConfigFile)
 }
 

@@ -27,27 +27,40 @@ type ReloadResult struct {
 // Reload reads the file once: unchanged content does nothing; a valid new
 // configuration whose KMS plugins are healthy replaces the current one
 // atomically (and the KMS connections of the old one are closed); an
-// invalid one is reported and changes nothing. ctx bounds the new KMS
-// connections.
+// invalid one is reported and changes nothing, and is tried again at the
+// next look. Each result with Changed is counted in the reload metrics,
+// a success or a failure, as kube-apiserver counts its automatic
+// reloads. ctx bounds the new KMS connections.
 func (t *Transformers) Reload(ctx context.Context) ReloadResult {
 	t.reloadMu.Lock()
 	defer t.reloadMu.Unlock()
+	r, g := t.reload(ctx)
+	switch {
+	case r.Err != nil:
+		t.opts.Reloads.ReloadFailed()
+	case r.Changed:
+		t.opts.Reloads.Reloaded(g.contentHash)
+	}
+	return r
+}
+
+func (t *Transformers) reload(ctx context.Context) (ReloadResult, *generation) {
 	_, hash, err := readFile(t.opts.ConfigFile)
 	if err != nil {
-		return ReloadResult{Changed: true, Err: err}
+		return ReloadResult{Changed: true, Err: err}, nil
 	}
 	if hash == t.hash {
-		return ReloadResult{}
+		return ReloadResult{}, nil
 	}
 	g, hash, err := load(ctx, t.opts)
 	if err != nil {
-		return ReloadResult{Changed: true, Err: err}
+		return ReloadResult{Changed: true, Err: err}, nil
 	}
 	// A new configuration whose plugins do not answer would make every
 	// write fail: kube-apiserver waits for them and keeps the old one.
 	if err := g.healthy(ctx); err != nil {
 		g.cancel()
-		return ReloadResult{Changed: true, Err: fmt.Errorf("health check for new transformers failed: %w", err)}
+		return ReloadResult{Changed: true, Err: fmt.Errorf("health check for new transformers failed: %w", err)}, nil
 	}
 	old := t.current.Swap(g)
 	t.hash = hash
@@ -57,7 +70,7 @@ func (t *Transformers) Reload(ctx context.Context) ReloadResult {
 		time.Sleep(2 * DefaultKMSTimeout)
 		old.cancel()
 	}()
-	return ReloadResult{Changed: true}
+	return ReloadResult{Changed: true}, g
 }
 
 // healthy polls the generation's KMS checks until they pass, for at most

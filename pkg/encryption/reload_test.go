@@ -2,10 +2,16 @@ package encryption
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 func TestReloadSwapsValidConfigurationsAndKeepsTheOldOnAnInvalidOne(t *testing.T) {
@@ -72,4 +78,74 @@ func TestNoHealthCheckWithoutReloadOrKMS(t *testing.T) {
 	if hc := tr.HealthChecks(); len(hc) != 0 {
 		t.Fatalf("%d health checks", len(hc))
 	}
+}
+
+// The reloads are counted as kube-apiserver counts them: last_config_info
+// carries the sha256 of the file in use from the start (the oracle showed
+// sha256sum of its file); a changed valid file is a success and moves it;
+// an unchanged file is nothing; an invalid file is a failure at every
+// look, as kube-apiserver retries it.
+func TestReloadsAreCounted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	write := func(body string) string {
+		t.Helper()
+		content := "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n" + body
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return content
+	}
+	sha := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return "sha256:" + hex.EncodeToString(sum[:])
+	}
+	reloads := NewReloadMetrics("apiserver-test")
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(reloads)
+	server := sha("apiserver-test")
+	info := func(content string) string {
+		return fmt.Sprintf("apiserver_encryption_config_controller_last_config_info{apiserver_id_hash=%q,hash=%q}", server, sha(content))
+	}
+	count := func(status string) string {
+		return fmt.Sprintf("apiserver_encryption_config_controller_automatic_reloads_total{apiserver_id_hash=%q,status=%q}", server, status)
+	}
+	expect := func(step string, want map[string]float64) {
+		t.Helper()
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]float64{}
+		for _, f := range families {
+			if strings.HasSuffix(f.GetName(), "_timestamp_seconds") {
+				continue // when, not whether
+			}
+			for _, m := range f.GetMetric() {
+				var labels []string
+				for _, l := range m.GetLabel() {
+					labels = append(labels, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+				}
+				got[f.GetName()+"{"+strings.Join(labels, ",")+"}"] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+			}
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%s: series %v, want %v", step, got, want)
+		}
+	}
+
+	first := write("resources:\n- resources: [secrets]\n  providers:\n  - aescbc: {keys: [{name: one, secret: AAECAwQFBgcICQoLDA0ODw==}]}\n")
+	tr, err := Load(context.Background(), Options{ConfigFile: path, AutomaticReload: true, Reloads: reloads})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect("at start", map[string]float64{info(first): 1})
+	tr.Reload(context.Background())
+	expect("unchanged", map[string]float64{info(first): 1})
+	write("resources: []\n")
+	tr.Reload(context.Background())
+	tr.Reload(context.Background())
+	expect("invalid", map[string]float64{info(first): 1, count("failure"): 2})
+	second := write("resources:\n- resources: [secrets]\n  providers:\n  - identity: {}\n")
+	tr.Reload(context.Background())
+	expect("valid", map[string]float64{info(second): 1, count("failure"): 2, count("success"): 1})
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
+	"github.com/kapi-dev/kapi/pkg/metrics"
 	"github.com/kapi-dev/kapi/pkg/storage/value"
 	"github.com/kapi-dev/kapi/pkg/storage/value/encrypt/identity"
 )
@@ -24,6 +25,21 @@ type Options struct {
 	DialKMS KMSDialer
 	// Metrics records every transformation; nil records nothing.
 	Metrics *value.Metrics
+	// Reloads records the configuration in use and the automatic
+	// reloads (NewReloadMetrics); nil records nothing.
+	Reloads *metrics.ConfigReloads
+}
+
+// NewReloadMetrics returns the unregistered
+// apiserver_encryption_config_controller_* metrics of the server named
+// serverID, with kube-apiserver 1.37's names and help.
+func NewReloadMetrics(serverID string) *metrics.ConfigReloads {
+	return metrics.NewConfigReloads(metrics.ConfigReloadOpts{
+		Prefix:        "apiserver_encryption_config_controller",
+		ReloadsHelp:   "[ALPHA] Total number of reload successes and failures of encryption configuration split by apiserver identity.",
+		TimestampHelp: "[ALPHA] Timestamp of the last successful or failed automatic reload of encryption configuration split by apiserver identity.",
+		InfoHelp:      "[ALPHA] Information about the last applied encryption configuration with hash as label, split by apiserver identity.",
+	}, serverID)
 }
 
 // Transformers is the encryption of every resource under the current
@@ -46,6 +62,9 @@ type Transformers struct {
 type generation struct {
 	b      *built
 	cancel context.CancelFunc
+	// contentHash is the sha256 of the file's content, as
+	// last_config_info labels it.
+	contentHash string
 }
 
 // Load reads, validates and builds opts.ConfigFile, with the errors
@@ -58,6 +77,7 @@ func Load(ctx context.Context, opts Options) (*Transformers, error) {
 	}
 	t := &Transformers{opts: opts, hash: hash}
 	t.current.Store(g)
+	opts.Reloads.InUse(g.contentHash)
 	return t, nil
 }
 
@@ -76,7 +96,7 @@ func load(ctx context.Context, opts Options) (*generation, string, error) {
 		cancel()
 		return nil, "", fmt.Errorf("error while building transformers: %w", err)
 	}
-	return &generation{b: b, cancel: cancel}, hash, nil
+	return &generation{b: b, cancel: cancel, contentHash: metrics.Hash(string(data))}, hash, nil
 }
 
 // TransformerFor implements value.ResourceTransformers.

@@ -22,15 +22,23 @@ import (
 // kube-apiserver's, which refuses to start (or, on a reload, keeps the
 // previous configuration) on the same files.
 func Load(path string) (*Compiled, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("failed to read authentication configuration from file %q: %w", path, err)
+		return nil, err
 	}
 	c, err := Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load authentication configuration from file %q: %w", path, err)
 	}
 	return Compile(c)
+}
+
+func readFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read authentication configuration from file %q: %w", path, err)
+	}
+	return data, nil
 }
 
 // Decode decodes YAML or JSON, refusing unknown fields and any other

@@ -10,13 +10,11 @@ import (
 
 // The Add*Handlers functions keep g up to date from an informer of one
 // kind of object. Each returns the registration, whose HasSynced says
-// when g knows every object the informer listed.
-//
-// kapi serves pods, so it feeds the graph with pods. Persistent volumes,
-// volume attachments, resource slices and pod certificate requests are
-// not served yet (their informers would never sync): until they are, the
-// edges pvc <- pv <- secret and node <- volumeattachment, resourceslice,
-// podcertificaterequest are absent, and those requests get NoOpinion.
+// when g knows every object the informer listed. Pods give the edges
+// node <- pod <- secret, configmap, serviceaccount, pvc, resourceclaim;
+// persistent volumes pvc <- pv <- secret; volume attachments, resource
+// slices and pod certificate requests node <- object. A graph not fed
+// one kind lacks its edges, and those requests get NoOpinion.
 
 // AddPodHandlers feeds g the pods of informer.
 func AddPodHandlers(g *Graph, informer cache.SharedInformer) (cache.ResourceEventHandlerRegistration, error) {

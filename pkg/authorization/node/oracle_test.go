@@ -87,6 +87,8 @@ func oracleGraph(t *testing.T) *Graph {
 		{factory.Core().V1().Pods().Informer(), AddPodHandlers},
 		{factory.Core().V1().PersistentVolumes().Informer(), AddPVHandlers},
 		{factory.Storage().V1().VolumeAttachments().Informer(), AddVolumeAttachmentHandlers},
+		{factory.Resource().V1().ResourceSlices().Informer(), AddResourceSliceHandlers},
+		{factory.Certificates().V1().PodCertificateRequests().Informer(), AddPodCertificateRequestHandlers},
 	} {
 		reg, err := add.handlers(g, add.informer)
 		if err != nil {
@@ -102,6 +104,14 @@ func oracleGraph(t *testing.T) *Graph {
 	}
 	if n := len(g.pods); n != 3 {
 		t.Fatalf("graph has %d pods bound to nodes, want the recording's 3", n)
+	}
+	if n := len(g.pvs); n != 2 {
+		t.Fatalf("graph has %d bound PVs, want the recording's 2", n)
+	}
+	// Two each of volume attachments, resource slices with a node and
+	// pod certificate requests.
+	if n := len(g.direct); n != 6 {
+		t.Fatalf("graph has %d objects of one node, want the recording's 6", n)
 	}
 	return g
 }

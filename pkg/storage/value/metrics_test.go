@@ -47,7 +47,7 @@ func operations(t *testing.T, m *value.Metrics) []string {
 // resource of the request, its direction, the prefix at each level of
 // routing (the provider's, then the key's), and its outcome.
 func TestTransformationsAreCounted(t *testing.T) {
-	m := value.NewMetrics()
+	m := value.NewMetrics("apiserver-test")
 	cbc := must(aes.NewCBC(key(1, 32)))
 	keys := value.NewRouter(errors.New("no key"), value.Prefixed{Prefix: []byte("k1:"), Transformer: cbc}).Observed(m)
 	tr := value.NewRouter(errors.New("no matching prefix found"),
@@ -80,5 +80,30 @@ func TestTransformationsAreCounted(t *testing.T) {
 	}
 	if got := operations(t, m); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("operations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// As kube-apiserver, the key-ID series keep the 100 most recently used
+// label sets: a plugin that rotated 150 times leaves 100 keys on /metrics.
+func TestKeyIDSeriesKeepTheMostRecentHundred(t *testing.T) {
+	m := value.NewMetrics("apiserver-test")
+	for i := range 150 {
+		m.KeyIDWritten("fake", fmt.Sprintf("key-%d", i))
+		m.KeyIDWritten("fake", "key-0") // keeps key-0 recent
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, mf := range families {
+		counts[mf.GetName()] = len(mf.GetMetric())
+	}
+	for _, name := range []string{"apiserver_envelope_encryption_key_id_hash_total", "apiserver_envelope_encryption_key_id_hash_last_timestamp_seconds"} {
+		if counts[name] != 100 {
+			t.Errorf("%s has %d series, want 100", name, counts[name])
+		}
 	}
 }

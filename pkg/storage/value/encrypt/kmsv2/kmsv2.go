@@ -101,7 +101,8 @@ type readEntry struct {
 // is no error: writes wait for its first good Status, as in
 // kube-apiserver.
 //
-// m, which may be nil, counts the data keys the plugin had to decrypt.
+// m, which may be nil, records the calls of the plugin, the data keys it
+// had to decrypt and the key IDs used.
 func Dial(ctx context.Context, name, endpoint string, timeout time.Duration, m *value.Metrics) (*Provider, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Scheme != "unix" {
@@ -113,6 +114,14 @@ func Dial(ctx context.Context, name, endpoint string, timeout time.Duration, m *
 	}
 	conn, err := grpc.NewClient("passthrough:///kms",
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		// Every call is timed by method and outcome, as kube-apiserver's
+		// apiserver_envelope_encryption_kms_operations_latency_seconds.
+		grpc.WithUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			start := time.Now()
+			err := invoker(ctx, method, req, reply, cc, opts...)
+			m.KMSCall(name, method, time.Since(start), err)
+			return err
+		}),
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", socket)
 		}))
@@ -188,9 +197,13 @@ func (p *Provider) check(ctx context.Context) error {
 		}
 	}
 	if err := validateKeyID(st.KeyId); err != nil {
+		p.metrics.InvalidKeyIDFromStatus(p.name, invalidKeyIDCode(st.KeyId))
 		errs = append(errs, fmt.Sprintf("got invalid KMSv2 KeyID hash %q: %v", keyIDHash(st.KeyId), err))
-	} else if err := p.rotate(ctx, st.KeyId); err != nil {
-		errs = append(errs, err.Error())
+	} else {
+		p.metrics.KeyIDFromStatus(p.name, st.KeyId)
+		if err := p.rotate(ctx, st.KeyId); err != nil {
+			errs = append(errs, err.Error())
+		}
 	}
 	switch len(errs) {
 	case 0:
@@ -260,6 +273,7 @@ func (p *Provider) ToStorage(_ context.Context, data, authData []byte) ([]byte, 
 	out = append(out, nonce...)
 	out = aead.Seal(out, nonce, data, authData)
 	o := &encryptedObject{data: out, keyID: w.keyID, dekSource: w.dekSource, annotations: w.annotations, sourceType: sourceHKDFSeed}
+	p.metrics.KeyIDWritten(p.name, w.keyID)
 	return o.marshal(), nil
 }
 
@@ -282,6 +296,7 @@ func (p *Provider) FromStorage(ctx context.Context, data, authData []byte) ([]by
 		secret = resp.Plaintext
 		p.remember(key, secret)
 	}
+	p.metrics.KeyIDRead(p.name, o.keyID)
 	var aead cipher.AEAD
 	sealed := o.data
 	if o.sourceType == sourceHKDFSeed {
@@ -353,6 +368,7 @@ func (p *Provider) remember(key string, secret []byte) {
 		}
 	}
 	p.read[key] = readEntry{secret: secret, expires: now.Add(readCacheTTL)}
+	p.metrics.DEKSourceCacheSize(p.name, len(p.read))
 }
 
 // cacheKey identifies an encrypted seed: everything the plugin is given

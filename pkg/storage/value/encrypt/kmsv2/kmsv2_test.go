@@ -7,6 +7,8 @@ import (
 	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/sha256"
+	"encoding/hex"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -214,7 +216,7 @@ func TestCacheMissesAreCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := value.NewMetrics()
+	m := value.NewMetrics("apiserver-test")
 	dctx, cancel := context.WithCancel(ctx)
 	t.Cleanup(cancel)
 	reader, err := Dial(dctx, "fake", plugin.Endpoint, 3*time.Second, m)
@@ -241,4 +243,140 @@ func TestCacheMissesAreCounted(t *testing.T) {
 		}
 	}
 	t.Error("no apiserver_storage_envelope_transformation_cache_misses_total")
+}
+
+// Every write and every read counts the plugin key it used, and every
+// Status answer the key it names, by the key ID's sha256 (kube-apiserver's
+// apiserver_envelope_encryption_key_id_hash_* families); a Status answer
+// with an empty key ID is counted as invalid, "empty" (as the oracle
+// counted its fake plugin's).
+func TestKeyIDsAreCountedByTheirHash(t *testing.T) {
+	plugin := kmstest.Start(t)
+	ctx := context.Background()
+	m := value.NewMetrics("apiserver-test")
+	dctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	p, err := Dial(dctx, "fake", plugin.Endpoint, 3*time.Second, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := []byte("/registry/secrets/ns/a")
+	var stored []byte
+	for range 2 {
+		if stored, err = p.ToStorage(ctx, []byte("plain value"), key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := p.FromStorage(ctx, stored, key); err != nil {
+		t.Fatal(err)
+	}
+	plugin.Rotate("")
+	if err := p.check(ctx); err == nil {
+		t.Error("an empty key ID is healthy")
+	}
+	plugin.Rotate("key-2")
+	if err := p.check(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(m)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range families {
+		if !strings.HasPrefix(mf.GetName(), "apiserver_envelope_encryption_") || !strings.Contains(mf.GetName(), "key_id") {
+			continue
+		}
+		for _, s := range mf.GetMetric() {
+			var labels []string
+			for _, l := range s.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			v := s.GetCounter().GetValue()
+			if s.GetGauge().GetValue() != 0 {
+				v = 1 // a time: set, whenever
+			}
+			got[mf.GetName()+"{"+strings.Join(labels, ",")+"}"] = v
+		}
+	}
+	server, key1, key2 := hash("apiserver-test"), hash("key-1"), hash("key-2")
+	want := map[string]float64{
+		"apiserver_envelope_encryption_key_id_hash_total{apiserver_id_hash=" + server + ",key_id_hash=" + key1 + ",provider_name=fake,transformation_type=to_storage}":                    2,
+		"apiserver_envelope_encryption_key_id_hash_total{apiserver_id_hash=" + server + ",key_id_hash=" + key1 + ",provider_name=fake,transformation_type=from_storage}":                  1,
+		"apiserver_envelope_encryption_key_id_hash_last_timestamp_seconds{apiserver_id_hash=" + server + ",key_id_hash=" + key1 + ",provider_name=fake,transformation_type=to_storage}":   1,
+		"apiserver_envelope_encryption_key_id_hash_last_timestamp_seconds{apiserver_id_hash=" + server + ",key_id_hash=" + key1 + ",provider_name=fake,transformation_type=from_storage}": 1,
+		"apiserver_envelope_encryption_key_id_hash_status_last_timestamp_seconds{apiserver_id_hash=" + server + ",key_id_hash=" + key1 + ",provider_name=fake}":                           1,
+		"apiserver_envelope_encryption_key_id_hash_status_last_timestamp_seconds{apiserver_id_hash=" + server + ",key_id_hash=" + key2 + ",provider_name=fake}":                           1,
+		"apiserver_envelope_encryption_invalid_key_id_from_status_total{error=empty,provider_name=fake}":                                                                                  1,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("series\n%v\nwant\n%v", got, want)
+	}
+}
+
+// hash is sha256 in kube-apiserver's label form, computed apart from the
+// code under test.
+func hash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Every call of the plugin is timed by its gRPC method and code, and the
+// size of the read cache is the number of data-key sources decrypted, as
+// kube-apiserver's apiserver_envelope_encryption_kms_operations_latency_seconds
+// and _dek_source_cache_size have them.
+func TestPluginCallsAndTheReadCacheAreMeasured(t *testing.T) {
+	plugin := kmstest.Start(t)
+	ctx := context.Background()
+	writer := dial(t, plugin)
+	key := []byte("/registry/secrets/ns/a")
+	stored, err := writer.ToStorage(ctx, []byte("plain value"), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := value.NewMetrics("apiserver-test")
+	dctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	reader, err := Dial(dctx, "fake", plugin.Endpoint, 3*time.Second, m) // Status, then Encrypt of its seed
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := reader.FromStorage(ctx, stored, key); err != nil { // Decrypt of the writer's seed
+		t.Fatal(err)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(m)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range families {
+		for _, s := range mf.GetMetric() {
+			var labels []string
+			for _, l := range s.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			name := mf.GetName() + "{" + strings.Join(labels, ",") + "}"
+			switch mf.GetName() {
+			case "apiserver_envelope_encryption_kms_operations_latency_seconds":
+				got[name] = float64(s.GetHistogram().GetSampleCount())
+			case "apiserver_envelope_encryption_dek_source_cache_size":
+				got[name] = s.GetGauge().GetValue()
+			}
+		}
+	}
+	want := map[string]float64{
+		"apiserver_envelope_encryption_kms_operations_latency_seconds{grpc_status_code=OK,method_name=/v2.KeyManagementService/Status,provider_name=fake}":  1,
+		"apiserver_envelope_encryption_kms_operations_latency_seconds{grpc_status_code=OK,method_name=/v2.KeyManagementService/Encrypt,provider_name=fake}": 1,
+		"apiserver_envelope_encryption_kms_operations_latency_seconds{grpc_status_code=OK,method_name=/v2.KeyManagementService/Decrypt,provider_name=fake}": 1,
+		// The reader's own seed and the writer's.
+		"apiserver_envelope_encryption_dek_source_cache_size{provider_name=fake}": 2,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("series\n%v\nwant\n%v", got, want)
+	}
 }

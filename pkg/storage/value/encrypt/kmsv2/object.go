@@ -163,6 +163,16 @@ func (o *encryptedObject) validate() error {
 	return nil
 }
 
+// invalidKeyIDCode is kube-apiserver's name of what is wrong with an
+// invalid key ID, the error label of
+// apiserver_envelope_encryption_invalid_key_id_from_status_total.
+func invalidKeyIDCode(id string) string {
+	if id == "" {
+		return "empty"
+	}
+	return "too_long"
+}
+
 func validateKeyID(id string) error {
 	if id == "" {
 		return errors.New("keyID is empty")
