@@ -116,10 +116,11 @@ func ValidateEventStrictUpdate(newEvent, oldEvent *v1.Event) field.ErrorList {
 		name     string
 		new, old any
 	}{
-		{"involvedObject", newEvent.InvolvedObject, oldEvent.InvolvedObject},
+		// Structs show as kube-apiserver's internal types show them.
+		{"involvedObject", internalJSON(newEvent.InvolvedObject), internalJSON(oldEvent.InvolvedObject)},
 		{"reason", newEvent.Reason, oldEvent.Reason},
 		{"message", newEvent.Message, oldEvent.Message},
-		{"source", newEvent.Source, oldEvent.Source},
+		{"source", internalJSON(newEvent.Source), internalJSON(oldEvent.Source)},
 		{"firstTimestamp", newEvent.FirstTimestamp, oldEvent.FirstTimestamp},
 		{"lastTimestamp", newEvent.LastTimestamp, oldEvent.LastTimestamp},
 		{"count", newEvent.Count, oldEvent.Count},
@@ -128,7 +129,7 @@ func ValidateEventStrictUpdate(newEvent, oldEvent *v1.Event) field.ErrorList {
 		{"type", newEvent.Type, oldEvent.Type},
 		{"eventTime", newEvent.EventTime, oldEvent.EventTime},
 		{"action", newEvent.Action, oldEvent.Action},
-		{"related", newEvent.Related, oldEvent.Related},
+		{"related", internalJSON(newEvent.Related), internalJSON(oldEvent.Related)},
 		{"reportingController", newEvent.ReportingController, oldEvent.ReportingController},
 		{"reportingInstance", newEvent.ReportingInstance, oldEvent.ReportingInstance},
 	} {

@@ -11,6 +11,7 @@ package fieldmanager
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -75,7 +76,7 @@ func New(cfg Config) (*managedfields.FieldManager, error) {
 		convertor = copies
 	}
 	if cfg.Kind.Group != cfg.Hub.Group {
-		convertor = acrossGroups{convertor}
+		convertor = acrossGroups{convertor, cfg.Hub.Group}
 	}
 	return managedfields.NewDefaultCRDFieldManager(cfg.TypeConverter, convertor, cfg.Defaulter, cfg.Creater,
 		cfg.Kind, cfg.Hub, cfg.Subresource, reset)
@@ -109,10 +110,26 @@ func ManagerName(fieldManager, userAgent string) string {
 // field manager converts to a group version, which a scheme does only
 // within a group: the conversion is asked for the same kind in that group
 // version instead, as the handlers ask for it.
-type acrossGroups struct{ runtime.ObjectConvertor }
+//
+// The field manager converts through the hub in two ways: objects between
+// the endpoint's version and the hub (those it is given and those it
+// returns), and objects to the version of each managedFields entry, through
+// the hub. kube-apiserver's conversions of managedFields stay within the
+// endpoint's group, so that it cannot convert to an entry of the hub's
+// group (an events.k8s.io/v1 write forgets the managers that wrote through
+// core/v1), and it drops those entries. Such a conversion is the only one
+// from the hub's group to the hub's group, and it fails here as
+// kube-apiserver's does, with a not-registered error.
+type acrossGroups struct {
+	runtime.ObjectConvertor
+	hubGroup string
+}
 
 func (c acrossGroups) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
 	if gv, ok := target.(schema.GroupVersion); ok {
+		if gv.Group == c.hubGroup && in.GetObjectKind().GroupVersionKind().Group == c.hubGroup {
+			return nil, runtime.NewNotRegisteredErrForTarget("kapi", reflect.TypeOf(in), target)
+		}
 		target = scheme.KindVersioner{GroupVersion: gv}
 	}
 	return c.ObjectConvertor.ConvertToVersion(in, target)

@@ -98,7 +98,7 @@ func (s *RequestScope) decode(ctx context.Context, r *http.Request, body []byte,
 	if err != nil {
 		return nil, err
 	}
-	return s.decodeWith(ctx, info.Serializer, body, validation, s.strictBodyError)
+	return s.decodeWith(ctx, info.Serializer, body, validation, s.strictBodyError, nil)
 }
 
 // strictBodyError is kube-apiserver's answer to a create or update body
@@ -110,9 +110,11 @@ func (s *RequestScope) strictBodyError(gvk *schema.GroupVersionKind, err error) 
 
 // decodeWith decodes body with dec into the served kind. Unknown and
 // duplicate fields are warnings, ignored, or (Strict) the error
-// strictError makes of them.
+// strictError makes of them. A body that does not decode is the error
+// undecodable makes of it, or when that is nil kube-apiserver's 400 for a
+// request body.
 func (s *RequestScope) decodeWith(ctx context.Context, dec runtime.Decoder, body []byte, validation string,
-	strictError func(gvk *schema.GroupVersionKind, err error) error) (runtime.Object, error) {
+	strictError, undecodable func(gvk *schema.GroupVersionKind, err error) error) (runtime.Object, error) {
 	into, err := s.Creater.New(s.Kind)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
@@ -120,6 +122,9 @@ func (s *RequestScope) decodeWith(ctx context.Context, dec runtime.Decoder, body
 	obj, gvk, err := dec.Decode(body, &s.Kind, into)
 	if err != nil {
 		if !runtime.IsStrictDecodingError(err) || obj == nil {
+			if undecodable != nil {
+				return nil, undecodable(gvk, err)
+			}
 			return nil, s.decodeError(err, gvk, body)
 		}
 		strictErrs := err.(interface{ Errors() []error }).Errors()

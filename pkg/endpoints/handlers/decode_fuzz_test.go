@@ -236,7 +236,7 @@ func jsonFixedPoint(ctx context.Context, s *RequestScope, obj runtime.Object) er
 	if !json.Valid(first) {
 		return fmt.Errorf("encoded as invalid JSON: %s", first)
 	}
-	again, err := s.decodeWith(ctx, s.jsonDecoder(metav1.FieldValidationStrict), first, metav1.FieldValidationStrict, s.strictBodyError)
+	again, err := s.decodeWith(ctx, s.jsonDecoder(metav1.FieldValidationStrict), first, metav1.FieldValidationStrict, s.strictBodyError, nil)
 	if err != nil {
 		return fmt.Errorf("its JSON does not decode strictly: %v\n%s", err, first)
 	}

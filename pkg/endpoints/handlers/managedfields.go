@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -148,12 +149,18 @@ func (p *appliedObject) UpdatedObject(_ context.Context, old runtime.Object) (ru
 }
 
 // applyError is the error a client sees of a failed apply. A patch the
-// field manager cannot type, such as one with a field the schema does not
-// declare, is the client's mistake: 400, with the field manager's message.
-// (kube-apiserver answers 500 to it, kubernetes/kubernetes#139253.)
+// field manager cannot type (a field the schema does not declare, a string
+// where it has a number) gets kube-apiserver's answer, which is that of an
+// error that is no API error: 500, no reason, the field manager's message
+// (kubernetes/kubernetes#139253).
 func applyError(err error) error {
 	if _, ok := err.(apierrors.APIStatus); !ok && strings.HasPrefix(err.Error(), "failed to create typed patch object") {
-		return apierrors.NewBadRequest(err.Error())
+		return &apierrors.StatusError{ErrStatus: metav1.Status{
+			Status:  metav1.StatusFailure,
+			Code:    http.StatusInternalServerError,
+			Reason:  metav1.StatusReasonUnknown,
+			Message: err.Error(),
+		}}
 	}
 	return err
 }

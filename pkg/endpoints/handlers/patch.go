@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -142,7 +143,7 @@ func (p *patchedObject) UpdatedObject(ctx context.Context, old runtime.Object) (
 	if err != nil {
 		return nil, err
 	}
-	obj, err := s.decodeWith(ctx, s.jsonDecoder(p.validation), patched, p.validation, p.strictError(patched))
+	obj, err := s.decodeWith(ctx, s.jsonDecoder(p.validation), patched, p.validation, p.strictError(patched), p.undecodable(patched))
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +161,30 @@ func (p *patchedObject) strictError(patched []byte) func(*schema.GroupVersionKin
 			var patchMap map[string]any
 			if jerr := json.Unmarshal(p.patch, &patchMap); jerr == nil {
 				value = fmt.Sprintf("%+v", patchMap)
+			}
+		}
+		return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), value, err.Error())})
+	}
+}
+
+// undecodable is kube-apiserver's answer to a patch whose result does not
+// decode (a string where the kind has a number): 422 on the field
+// "patch", as for unknown fields under Strict. A strategic merge patch's
+// result is decoded from its map form there, and the message is that
+// decoder's.
+func (p *patchedObject) undecodable(patched []byte) func(*schema.GroupVersionKind, error) error {
+	return func(_ *schema.GroupVersionKind, err error) error {
+		value := string(patched)
+		if p.patchType == types.StrategicMergePatchType {
+			var patchMap map[string]any
+			if jerr := utiljson.Unmarshal(p.patch, &patchMap); jerr == nil {
+				value = fmt.Sprintf("%+v", patchMap)
+			}
+			var patchedMap map[string]any
+			if into, cerr := p.scope.Creater.New(p.scope.Kind); cerr == nil && utiljson.Unmarshal(patched, &patchedMap) == nil {
+				if uerr := runtime.DefaultUnstructuredConverter.FromUnstructured(patchedMap, into); uerr != nil {
+					err = uerr
+				}
 			}
 		}
 		return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), value, err.Error())})

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
+	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -76,6 +77,19 @@ func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	return apps.ValidateDaemonSetUpdate(obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet))
+}
+
+// WarningsOnCreate are the warnings of the pod template.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	ds := obj.(*appsv1.DaemonSet)
+	return core.PodTemplateWarnings(field.NewPath("spec", "template"), &ds.Spec.Template)
+}
+
+// WarningsOnUpdate are the warnings of the pod template, when the spec
+// changed.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
+	ds := obj.(*appsv1.DaemonSet)
+	return core.PodTemplateUpdateWarnings(field.NewPath("spec", "template"), &ds.Spec.Template, ds.Generation, old.(*appsv1.DaemonSet).Generation)
 }
 
 type statusStrategy struct{ strategy }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
+	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -51,6 +52,19 @@ func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	return apps.ValidateDeploymentUpdate(obj.(*appsv1.Deployment), old.(*appsv1.Deployment))
+}
+
+// WarningsOnCreate are the warnings of the pod template.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	d := obj.(*appsv1.Deployment)
+	return core.PodTemplateWarnings(field.NewPath("spec", "template"), &d.Spec.Template)
+}
+
+// WarningsOnUpdate are the warnings of the pod template, when the spec
+// changed.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
+	d := obj.(*appsv1.Deployment)
+	return core.PodTemplateUpdateWarnings(field.NewPath("spec", "template"), &d.Spec.Template, d.Generation, old.(*appsv1.Deployment).Generation)
 }
 
 type statusStrategy struct{ strategy }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
+	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -50,6 +51,19 @@ func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	return apps.ValidateReplicaSetUpdate(obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet))
+}
+
+// WarningsOnCreate are the warnings of the pod template.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	rs := obj.(*appsv1.ReplicaSet)
+	return core.PodTemplateWarnings(field.NewPath("spec", "template"), &rs.Spec.Template)
+}
+
+// WarningsOnUpdate are the warnings of the pod template, when the spec
+// changed.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
+	rs := obj.(*appsv1.ReplicaSet)
+	return core.PodTemplateUpdateWarnings(field.NewPath("spec", "template"), &rs.Spec.Template, rs.Generation, old.(*appsv1.ReplicaSet).Generation)
 }
 
 type statusStrategy struct{ strategy }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
+	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -48,16 +49,31 @@ func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 	return apps.ValidateStatefulSet(obj.(*appsv1.StatefulSet))
 }
 
+// WarningsOnCreate are those of the pod template, the claim templates and
+// the spec.
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
-	return apps.StatefulSetWarnings(obj.(*appsv1.StatefulSet))
+	ss := obj.(*appsv1.StatefulSet)
+	warnings := core.PodTemplateWarnings(field.NewPath("spec", "template"), &ss.Spec.Template)
+	for i := range ss.Spec.VolumeClaimTemplates {
+		warnings = append(warnings, core.ClaimSpecWarnings(field.NewPath("spec", "volumeClaimTemplates").Index(i), &ss.Spec.VolumeClaimTemplates[i].Spec)...)
+	}
+	return append(warnings, apps.StatefulSetWarnings(ss)...)
 }
 
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	return apps.ValidateStatefulSetUpdate(obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet))
 }
 
-func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
-	return apps.StatefulSetWarnings(obj.(*appsv1.StatefulSet))
+// WarningsOnUpdate are those of the pod template when the spec changed,
+// and those of the claim templates (at kube-apiserver's path, which names
+// their spec "Spec") and the spec.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
+	ss := obj.(*appsv1.StatefulSet)
+	warnings := core.PodTemplateUpdateWarnings(field.NewPath("spec", "template"), &ss.Spec.Template, ss.Generation, old.(*appsv1.StatefulSet).Generation)
+	for i := range ss.Spec.VolumeClaimTemplates {
+		warnings = append(warnings, core.ClaimSpecWarnings(field.NewPath("spec", "volumeClaimTemplates").Index(i).Child("Spec"), &ss.Spec.VolumeClaimTemplates[i].Spec)...)
+	}
+	return append(warnings, apps.StatefulSetWarnings(ss)...)
 }
 
 type statusStrategy struct{ strategy }

@@ -58,17 +58,28 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 
 // WarningsOnCreate: the name of a cron job goes into its jobs' pods'
 // names and hostnames.
+// Then those of its job template.
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
-	return job.NameWarnings(obj.(*batchv1.CronJob).Name)
+	cj := obj.(*batchv1.CronJob)
+	return append(job.NameWarnings(cj.Name), batch.JobSpecWarnings(jobSpecPath, &cj.Spec.JobTemplate.Spec)...)
 }
 
-// WarningsOnUpdate: a schedule kept with TZ= should move to timeZone.
-// The path in the text is kube-apiserver's, spec.spec.schedule.
-func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
-	if strings.Contains(obj.(*batchv1.CronJob).Spec.Schedule, "TZ") {
-		return []string{"cannot use TZ or CRON_TZ in spec.spec.schedule, use timeZone instead, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details"}
+// jobSpecPath is where a cron job's job spec is.
+var jobSpecPath = field.NewPath("spec", "jobTemplate", "spec")
+
+// WarningsOnUpdate: those of the job template, when the spec changed; and
+// a schedule kept with TZ= should move to timeZone. The path in the text
+// is kube-apiserver's, spec.spec.schedule.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
+	cj := obj.(*batchv1.CronJob)
+	var warnings []string
+	if cj.Generation != old.(*batchv1.CronJob).Generation {
+		warnings = batch.JobSpecWarnings(jobSpecPath, &cj.Spec.JobTemplate.Spec)
 	}
-	return nil
+	if strings.Contains(cj.Spec.Schedule, "TZ") {
+		warnings = append(warnings, "cannot use TZ or CRON_TZ in spec.spec.schedule, use timeZone instead, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details")
+	}
+	return warnings
 }
 
 type statusStrategy struct{ strategy }

@@ -104,9 +104,20 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return batch.ValidateJobUpdate(obj.(*batchv1.Job), old.(*batchv1.Job))
 }
 
-// WarningsOnCreate: a job's name goes into its pods' names and hostnames.
+// WarningsOnCreate: a job's name goes into its pods' names and hostnames;
+// and those of its spec.
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
-	return NameWarnings(obj.(*batchv1.Job).Name)
+	job := obj.(*batchv1.Job)
+	return append(NameWarnings(job.Name), batch.JobSpecWarnings(field.NewPath("spec"), &job.Spec)...)
+}
+
+// WarningsOnUpdate are those of the spec, when it changed.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
+	job := obj.(*batchv1.Job)
+	if job.Generation == old.(*batchv1.Job).Generation {
+		return nil
+	}
+	return batch.JobSpecWarnings(field.NewPath("spec"), &job.Spec)
 }
 
 // NameWarnings warns of a job or cron job name that is not a DNS label.

@@ -40,6 +40,19 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return core.ValidatePodTemplateUpdate(obj.(*corev1.PodTemplate), old.(*corev1.PodTemplate))
 }
 
+// WarningsOnCreate are the warnings of the pod template.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	pt := obj.(*corev1.PodTemplate)
+	return core.PodTemplateWarnings(field.NewPath("template"), &pt.Template)
+}
+
+// WarningsOnUpdate are the warnings of the pod template, when the spec
+// changed.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
+	pt := obj.(*corev1.PodTemplate)
+	return core.PodTemplateUpdateWarnings(field.NewPath("template"), &pt.Template, pt.Generation, old.(*corev1.PodTemplate).Generation)
+}
+
 // Storage is the REST storage of podtemplates.
 type Storage struct {
 	PodTemplate *generic.Store

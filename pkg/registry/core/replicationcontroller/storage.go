@@ -60,6 +60,19 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return core.ValidateReplicationControllerUpdate(obj.(*corev1.ReplicationController), old.(*corev1.ReplicationController))
 }
 
+// WarningsOnCreate are the warnings of the pod template.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	rc := obj.(*corev1.ReplicationController)
+	return core.PodTemplateWarnings(field.NewPath("spec", "template"), rc.Spec.Template)
+}
+
+// WarningsOnUpdate are the warnings of the pod template, when the spec
+// changed.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {
+	rc := obj.(*corev1.ReplicationController)
+	return core.PodTemplateUpdateWarnings(field.NewPath("spec", "template"), rc.Spec.Template, rc.Generation, old.(*corev1.ReplicationController).Generation)
+}
+
 type statusStrategy struct{ strategy }
 
 // GetResetFields is what /status keeps: the spec. Unlike the apps
