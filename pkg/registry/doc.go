@@ -52,7 +52,27 @@
 //
 // To serve, say, apps/v1 replicasets, write the package
 // pkg/registry/apps/replicaset with the resource's strategies and its
-// storage:
+// storage. A kind split into a spec and a status written through /status
+// states what differs in generic.SpecStrategy and generic.StatusStrategy;
+// plain data takes generic.ValidatingStrategy:
+//
+//	// Strategy is the behaviour of replicasets: metadata.generation
+//	// counts changes of the spec, and the status is written only
+//	// through /status.
+//	var Strategy = generic.SpecStrategy[*appsv1.ReplicaSet]{
+//		DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+//		APIVersions:        []string{"apps/v1"},
+//		Spec:               generic.FieldPart(func(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetSpec { return &rs.Spec }),
+//		Status:             generic.FieldPart(func(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetStatus { return &rs.Status }),
+//		CountGenerations:   true,
+//		ValidateFunc:       apps.ValidateReplicaSet,
+//		ValidateUpdateFunc: apps.ValidateReplicaSetUpdate,
+//	}
+//
+//	var statusStrategy = generic.StatusStrategy[*appsv1.ReplicaSet]{
+//		SpecStrategy:             Strategy,
+//		ValidateStatusUpdateFunc: apps.ValidateReplicaSetStatusUpdate,
+//	}
 //
 //	// Storage is the REST storage of replicasets and their /status.
 //	type Storage struct {
@@ -77,7 +97,7 @@
 //		if err := opts.Complete(s, appsv1.SchemeGroupVersion); err != nil {
 //			return nil, err
 //		}
-//		return &Storage{ReplicaSet: s, Status: generic.NewSubresourceREST(s, statusStrategy{})}, nil
+//		return &Storage{ReplicaSet: s, Status: generic.NewSubresourceREST(s, statusStrategy)}, nil
 //	}
 //
 //	// Map returns the storage by path: "replicasets" and "replicasets/status".

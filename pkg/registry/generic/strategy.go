@@ -38,8 +38,9 @@ func (DefaultStrategy) DefaultGarbageCollectionPolicy(context.Context) rest.Garb
 
 // ValidatingStrategy is the whole strategy of a resource whose objects are
 // plain data: nothing server-owned to prepare, validated by the functions
-// of its API package. Resources with a status or server-owned fields write
-// their own strategy instead.
+// of its API package. Kinds with a spec and a status use SpecStrategy and
+// StatusStrategy; those with other server-owned fields embed one of these
+// and add what they do.
 type ValidatingStrategy[T runtime.Object] struct {
 	DefaultStrategy
 	ValidateFunc       func(obj T) field.ErrorList

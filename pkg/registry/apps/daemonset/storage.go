@@ -4,13 +4,12 @@ package daemonset
 
 import (
 	"context"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
@@ -18,19 +17,28 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*appsv1.DaemonSet]
+}
 
 // Strategy is the behaviour of daemonsets: metadata.generation counts
 // changes of the spec, the annotation deprecated.daemonset.template.generation
 // counts changes of the pod template (it is the templateGeneration field
 // of the old extensions/v1beta1 API, which kube-apiserver still keeps and
 // clients cannot set), and the status is written only through /status.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+var Strategy = strategy{generic.SpecStrategy[*appsv1.DaemonSet]{
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+	APIVersions:        []string{"apps/v1"},
+	Spec:               generic.FieldPart(func(ds *appsv1.DaemonSet) *appsv1.DaemonSetSpec { return &ds.Spec }),
+	Status:             generic.FieldPart(func(ds *appsv1.DaemonSet) *appsv1.DaemonSetStatus { return &ds.Status }),
+	CountGenerations:   true,
+	ValidateFunc:       apps.ValidateDaemonSet,
+	ValidateUpdateFunc: apps.ValidateDaemonSetUpdate,
+}}
 
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	s.SpecStrategy.PrepareForCreate(ctx, obj)
 	ds := obj.(*appsv1.DaemonSet)
-	ds.Status = appsv1.DaemonSetStatus{}
-	ds.Generation = 1
 	// A template generation the client sent is kept, if it counts.
 	setTemplateGeneration(ds, max(templateGeneration(ds), 1))
 }
@@ -52,32 +60,24 @@ func setTemplateGeneration(ds *appsv1.DaemonSet, generation int64) {
 	ds.Annotations = annotations
 }
 
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("apps/v1", []string{"status"})
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	s.SpecStrategy.PrepareForUpdate(ctx, obj, old)
 	ds, oldDS := obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet)
-	ds.Status = oldDS.Status
-	ds.Generation = oldDS.Generation
 	generation := templateGeneration(oldDS)
 	if !apiequality.Semantic.DeepEqual(ds.Spec.Template, oldDS.Spec.Template) {
 		generation++
 	}
 	setTemplateGeneration(ds, generation)
-	if !apiequality.Semantic.DeepEqual(ds.Spec, oldDS.Spec) {
-		ds.Generation++
-	}
 }
 
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return apps.ValidateDaemonSet(obj.(*appsv1.DaemonSet))
+type statusStrategy struct {
+	generic.StatusStrategy[*appsv1.DaemonSet]
 }
 
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return apps.ValidateDaemonSetUpdate(obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet))
-}
+var daemonSetStatusStrategy = statusStrategy{generic.StatusStrategy[*appsv1.DaemonSet]{
+	SpecStrategy:             Strategy.SpecStrategy,
+	ValidateStatusUpdateFunc: apps.ValidateDaemonSetStatusUpdate,
+}}
 
 // WarningsOnCreate are the warnings of the pod template.
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
@@ -92,22 +92,11 @@ func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []s
 	return core.PodTemplateUpdateWarnings(field.NewPath("spec", "template"), &ds.Spec.Template, ds.Generation, old.(*appsv1.DaemonSet).Generation)
 }
 
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("apps/v1", []string{"spec"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	ds, oldDS := obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet)
-	ds.Spec = oldDS.Spec
-	ds.Generation = oldDS.Generation
-	setTemplateGeneration(ds, templateGeneration(oldDS))
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return apps.ValidateDaemonSetStatusUpdate(obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet))
+// PrepareForUpdate also keeps the template generation, which goes with
+// the spec.
+func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	s.StatusStrategy.PrepareForUpdate(ctx, obj, old)
+	setTemplateGeneration(obj.(*appsv1.DaemonSet), templateGeneration(old.(*appsv1.DaemonSet)))
 }
 
 // Storage is the REST storage of daemonsets and their /status.
@@ -133,7 +122,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, appsv1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{DaemonSet: s, Status: generic.NewSubresourceREST(s, statusStrategy{})}, nil
+	return &Storage{DaemonSet: s, Status: generic.NewSubresourceREST(s, daemonSetStatusStrategy)}, nil
 }
 
 // Map returns the storage by path: "daemonsets" and "daemonsets/status".

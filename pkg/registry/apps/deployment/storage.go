@@ -4,14 +4,13 @@ package deployment
 
 import (
 	"context"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
@@ -19,39 +18,31 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*appsv1.Deployment]
+}
 
 // Strategy is the behaviour of deployments: metadata.generation counts
 // changes of the spec (and of the annotations, which carry rollback
 // requests), and the status is written only through /status.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+var Strategy = strategy{generic.SpecStrategy[*appsv1.Deployment]{
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+	APIVersions:        []string{"apps/v1"},
+	Spec:               generic.FieldPart(func(d *appsv1.Deployment) *appsv1.DeploymentSpec { return &d.Spec }),
+	Status:             generic.FieldPart(func(d *appsv1.Deployment) *appsv1.DeploymentStatus { return &d.Status }),
+	CountGenerations:   true,
+	ValidateFunc:       apps.ValidateDeployment,
+	ValidateUpdateFunc: apps.ValidateDeploymentUpdate,
+}}
 
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	d := obj.(*appsv1.Deployment)
-	d.Status = appsv1.DeploymentStatus{}
-	d.Generation = 1
-}
-
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("apps/v1", []string{"status"})
-}
-
+// PrepareForUpdate keeps the status, and counts a change of the spec or
+// of the annotations in metadata.generation.
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	d, oldD := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
 	d.Status = oldD.Status
-	d.Generation = oldD.Generation
 	if !apiequality.Semantic.DeepEqual(d.Spec, oldD.Spec) || !apiequality.Semantic.DeepEqual(d.Annotations, oldD.Annotations) {
 		d.Generation++
 	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return apps.ValidateDeployment(obj.(*appsv1.Deployment))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return apps.ValidateDeploymentUpdate(obj.(*appsv1.Deployment), old.(*appsv1.Deployment))
 }
 
 // WarningsOnCreate are the warnings of the pod template.
@@ -67,23 +58,13 @@ func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []s
 	return core.PodTemplateUpdateWarnings(field.NewPath("spec", "template"), &d.Spec.Template, d.Generation, old.(*appsv1.Deployment).Generation)
 }
 
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec and the labels. The
-// annotations it takes, as kube-apiserver does.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("apps/v1", []string{"spec"}, []string{"metadata", "labels"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	d, oldD := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
-	d.Spec = oldD.Spec
-	d.Labels = oldD.Labels
-	d.Generation = oldD.Generation
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return apps.ValidateDeploymentStatusUpdate(obj.(*appsv1.Deployment), old.(*appsv1.Deployment))
+// statusStrategy keeps the spec and the labels. The annotations a status
+// write takes, as kube-apiserver does.
+var statusStrategy = generic.StatusStrategy[*appsv1.Deployment]{
+	SpecStrategy:             Strategy.SpecStrategy,
+	KeepMetadata:             func(meta, stored metav1.Object) { meta.SetLabels(stored.GetLabels()) },
+	ResetPaths:               [][]string{{"metadata", "labels"}},
+	ValidateStatusUpdateFunc: apps.ValidateDeploymentStatusUpdate,
 }
 
 // scalable is how deployments/scale reads and writes a deployment.
@@ -126,7 +107,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	}
 	return &Storage{
 		Deployment: s,
-		Status:     generic.NewSubresourceREST(s, statusStrategy{}),
+		Status:     generic.NewSubresourceREST(s, statusStrategy),
 		Scale:      generic.NewScaleREST(s, scalable),
 	}, nil
 }

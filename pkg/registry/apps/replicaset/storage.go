@@ -4,14 +4,11 @@ package replicaset
 
 import (
 	"context"
-
 	appsv1 "k8s.io/api/apps/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
@@ -19,39 +16,21 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*appsv1.ReplicaSet]
+}
 
 // Strategy is the behaviour of replicasets: metadata.generation counts
 // changes of the spec, and the status is written only through /status.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
-
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	rs := obj.(*appsv1.ReplicaSet)
-	rs.Status = appsv1.ReplicaSetStatus{}
-	rs.Generation = 1
-}
-
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("apps/v1", []string{"status"})
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	rs, oldRS := obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet)
-	rs.Status = oldRS.Status
-	rs.Generation = oldRS.Generation
-	if !apiequality.Semantic.DeepEqual(rs.Spec, oldRS.Spec) {
-		rs.Generation++
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return apps.ValidateReplicaSet(obj.(*appsv1.ReplicaSet))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return apps.ValidateReplicaSetUpdate(obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet))
-}
+var Strategy = strategy{generic.SpecStrategy[*appsv1.ReplicaSet]{
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+	APIVersions:        []string{"apps/v1"},
+	Spec:               generic.FieldPart(func(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetSpec { return &rs.Spec }),
+	Status:             generic.FieldPart(func(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetStatus { return &rs.Status }),
+	CountGenerations:   true,
+	ValidateFunc:       apps.ValidateReplicaSet,
+	ValidateUpdateFunc: apps.ValidateReplicaSetUpdate,
+}}
 
 // WarningsOnCreate are the warnings of the pod template.
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
@@ -66,21 +45,9 @@ func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []s
 	return core.PodTemplateUpdateWarnings(field.NewPath("spec", "template"), &rs.Spec.Template, rs.Generation, old.(*appsv1.ReplicaSet).Generation)
 }
 
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("apps/v1", []string{"spec"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	rs, oldRS := obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet)
-	rs.Spec = oldRS.Spec
-	rs.Generation = oldRS.Generation
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return apps.ValidateReplicaSetStatusUpdate(obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet))
+var statusStrategy = generic.StatusStrategy[*appsv1.ReplicaSet]{
+	SpecStrategy:             Strategy.SpecStrategy,
+	ValidateStatusUpdateFunc: apps.ValidateReplicaSetStatusUpdate,
 }
 
 // scalable is how replicasets/scale reads and writes a replicaset.
@@ -123,7 +90,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	}
 	return &Storage{
 		ReplicaSet: s,
-		Status:     generic.NewSubresourceREST(s, statusStrategy{}),
+		Status:     generic.NewSubresourceREST(s, statusStrategy),
 		Scale:      generic.NewScaleREST(s, scalable),
 	}, nil
 }

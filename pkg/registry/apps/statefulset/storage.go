@@ -4,14 +4,12 @@ package statefulset
 
 import (
 	"context"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appsv1 "k8s.io/api/apps/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
@@ -19,35 +17,21 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*appsv1.StatefulSet]
+}
 
 // Strategy is the behaviour of statefulsets: metadata.generation counts
 // changes of the spec, and the status is written only through /status.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
-
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	ss := obj.(*appsv1.StatefulSet)
-	ss.Status = appsv1.StatefulSetStatus{}
-	ss.Generation = 1
-}
-
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("apps/v1", []string{"status"})
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	ss, oldSS := obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet)
-	ss.Status = oldSS.Status
-	ss.Generation = oldSS.Generation
-	if !apiequality.Semantic.DeepEqual(ss.Spec, oldSS.Spec) {
-		ss.Generation++
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return apps.ValidateStatefulSet(obj.(*appsv1.StatefulSet))
-}
+var Strategy = strategy{generic.SpecStrategy[*appsv1.StatefulSet]{
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+	APIVersions:        []string{"apps/v1"},
+	Spec:               generic.FieldPart(func(ss *appsv1.StatefulSet) *appsv1.StatefulSetSpec { return &ss.Spec }),
+	Status:             generic.FieldPart(func(ss *appsv1.StatefulSet) *appsv1.StatefulSetStatus { return &ss.Status }),
+	CountGenerations:   true,
+	ValidateFunc:       apps.ValidateStatefulSet,
+	ValidateUpdateFunc: apps.ValidateStatefulSetUpdate,
+}}
 
 // WarningsOnCreate are those of the pod template, the claim templates and
 // the spec.
@@ -76,25 +60,9 @@ func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []s
 	return append(warnings, apps.StatefulSetWarnings(ss)...)
 }
 
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("apps/v1", []string{"spec"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	ss, oldSS := obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet)
-	ss.Spec = oldSS.Spec
-	ss.Generation = oldSS.Generation
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return apps.ValidateStatefulSetStatusUpdate(obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet))
-}
-
-func (statusStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
+var statusStrategy = generic.StatusStrategy[*appsv1.StatefulSet]{
+	SpecStrategy:             Strategy.SpecStrategy,
+	ValidateStatusUpdateFunc: apps.ValidateStatefulSetStatusUpdate,
 }
 
 // scalable is how statefulsets/scale reads and writes a statefulset.
@@ -137,7 +105,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	}
 	return &Storage{
 		StatefulSet: s,
-		Status:      generic.NewSubresourceREST(s, statusStrategy{}),
+		Status:      generic.NewSubresourceREST(s, statusStrategy),
 		Scale:       generic.NewScaleREST(s, scalable),
 	}, nil
 }

@@ -5,80 +5,36 @@
 package horizontalpodautoscaler
 
 import (
-	"context"
-	"maps"
-
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/autoscaling"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
-
 // Strategy is the behaviour of HPAs: metadata.generation counts changes
 // of the spec (HPAGeneration is on by default), and the status is written
-// only through /status.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
-
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	hpa := obj.(*autoscalingv2.HorizontalPodAutoscaler)
-	hpa.Status = autoscalingv2.HorizontalPodAutoscalerStatus{}
-	hpa.Generation = 1
+// only through /status. The reset fields are given for both served
+// versions.
+var Strategy = generic.SpecStrategy[*autoscalingv2.HorizontalPodAutoscaler]{
+	DefaultStrategy: generic.DefaultStrategy{Namespaced: true},
+	APIVersions:     []string{"autoscaling/v1", "autoscaling/v2"},
+	Spec: generic.FieldPart(func(hpa *autoscalingv2.HorizontalPodAutoscaler) *autoscalingv2.HorizontalPodAutoscalerSpec {
+		return &hpa.Spec
+	}),
+	Status: generic.FieldPart(func(hpa *autoscalingv2.HorizontalPodAutoscaler) *autoscalingv2.HorizontalPodAutoscalerStatus {
+		return &hpa.Status
+	}),
+	CountGenerations:   true,
+	ValidateFunc:       autoscaling.ValidateHorizontalPodAutoscaler,
+	ValidateUpdateFunc: autoscaling.ValidateHorizontalPodAutoscalerUpdate,
 }
 
-// servedVersions are the versions whose field managers see the reset
-// fields.
-var servedVersions = []string{"autoscaling/v1", "autoscaling/v2"}
-
-func resetFields(path string) map[fieldpath.APIVersion]*fieldpath.Set {
-	out := map[fieldpath.APIVersion]*fieldpath.Set{}
-	for _, v := range servedVersions {
-		maps.Copy(out, generic.ResetFields(v, []string{path}))
-	}
-	return out
-}
-
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return resetFields("status")
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	hpa, oldHPA := obj.(*autoscalingv2.HorizontalPodAutoscaler), old.(*autoscalingv2.HorizontalPodAutoscaler)
-	hpa.Status = oldHPA.Status
-	if !apiequality.Semantic.DeepEqual(hpa.Spec, oldHPA.Spec) {
-		hpa.Generation++
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return autoscaling.ValidateHorizontalPodAutoscaler(obj.(*autoscalingv2.HorizontalPodAutoscaler))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return autoscaling.ValidateHorizontalPodAutoscalerUpdate(obj.(*autoscalingv2.HorizontalPodAutoscaler), old.(*autoscalingv2.HorizontalPodAutoscaler))
-}
-
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return resetFields("spec")
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*autoscalingv2.HorizontalPodAutoscaler).Spec = old.(*autoscalingv2.HorizontalPodAutoscaler).Spec
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return autoscaling.ValidateHorizontalPodAutoscalerStatusUpdate(obj.(*autoscalingv2.HorizontalPodAutoscaler), old.(*autoscalingv2.HorizontalPodAutoscaler))
+var statusStrategy = generic.StatusStrategy[*autoscalingv2.HorizontalPodAutoscaler]{
+	SpecStrategy:             Strategy,
+	ValidateStatusUpdateFunc: autoscaling.ValidateHorizontalPodAutoscalerStatusUpdate,
 }
 
 // Storage is the REST storage of HPAs and their /status.
@@ -105,7 +61,7 @@ func NewStorage(opts generic.RESTOptions, servedAs schema.GroupVersion) (*Storag
 	if err := opts.Complete(s, autoscalingv2.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{HorizontalPodAutoscaler: s, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
+	return &Storage{HorizontalPodAutoscaler: s, Status: generic.NewSubresourceREST(s, statusStrategy)}, nil
 }
 
 // Map returns the storage by path: "horizontalpodautoscalers" and

@@ -4,13 +4,11 @@ package cronjob
 
 import (
 	"context"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/batch"
 	"github.com/kapi-dev/kapi/pkg/registry/batch/job"
@@ -18,42 +16,35 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*batchv1.CronJob]
+}
 
 // Strategy is the behaviour of cronjobs: metadata.generation counts
 // changes of the spec, and the status is written only through /status.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+var Strategy = strategy{generic.SpecStrategy[*batchv1.CronJob]{
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+	APIVersions:        []string{"batch/v1"},
+	Spec:               generic.FieldPart(func(cj *batchv1.CronJob) *batchv1.CronJobSpec { return &cj.Spec }),
+	Status:             generic.FieldPart(func(cj *batchv1.CronJob) *batchv1.CronJobStatus { return &cj.Status }),
+	CountGenerations:   true,
+	ValidateFunc:       batch.ValidateCronJob,
+	ValidateUpdateFunc: batch.ValidateCronJobUpdate,
+}}
 
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	cj := obj.(*batchv1.CronJob)
-	cj.Status = batchv1.CronJobStatus{}
-	cj.Generation = 1
+func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	s.SpecStrategy.PrepareForCreate(ctx, obj)
 	// spec.scheduling needs the WorkloadWithJob feature, off by default.
-	cj.Spec.JobTemplate.Spec.Scheduling = nil
+	obj.(*batchv1.CronJob).Spec.JobTemplate.Spec.Scheduling = nil
 }
 
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("batch/v1", []string{"status"})
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	cj, oldCJ := obj.(*batchv1.CronJob), old.(*batchv1.CronJob)
-	cj.Status = oldCJ.Status
-	if oldCJ.Spec.JobTemplate.Spec.Scheduling == nil {
-		cj.Spec.JobTemplate.Spec.Scheduling = nil
+// PrepareForUpdate drops a spec.scheduling the job template did not have
+// before it compares the spec.
+func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	if old.(*batchv1.CronJob).Spec.JobTemplate.Spec.Scheduling == nil {
+		obj.(*batchv1.CronJob).Spec.JobTemplate.Spec.Scheduling = nil
 	}
-	if !apiequality.Semantic.DeepEqual(cj.Spec, oldCJ.Spec) {
-		cj.Generation++
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return batch.ValidateCronJob(obj.(*batchv1.CronJob))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return batch.ValidateCronJobUpdate(obj.(*batchv1.CronJob), old.(*batchv1.CronJob))
+	s.SpecStrategy.PrepareForUpdate(ctx, obj, old)
 }
 
 // WarningsOnCreate: the name of a cron job goes into its jobs' pods'
@@ -82,24 +73,10 @@ func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []s
 	return warnings
 }
 
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("batch/v1", []string{"spec"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*batchv1.CronJob).Spec = old.(*batchv1.CronJob).Spec
-}
-
-// ValidateUpdate checks nothing, as kube-apiserver.
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return batch.ValidateCronJobStatusUpdate(obj.(*batchv1.CronJob), old.(*batchv1.CronJob))
-}
-
-func (statusStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
+// statusStrategy checks nothing, as kube-apiserver.
+var statusStrategy = generic.StatusStrategy[*batchv1.CronJob]{
+	SpecStrategy:             Strategy.SpecStrategy,
+	ValidateStatusUpdateFunc: batch.ValidateCronJobStatusUpdate,
 }
 
 // Storage is the REST storage of cronjobs and their /status.
@@ -125,7 +102,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, batchv1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{CronJob: s, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
+	return &Storage{CronJob: s, Status: generic.NewSubresourceREST(s, statusStrategy)}, nil
 }
 
 // Map returns the storage by path: "cronjobs" and "cronjobs/status".

@@ -4,16 +4,14 @@ package job
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/batch"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
@@ -22,7 +20,9 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*batchv1.Job]
+}
 
 // Strategy is the behaviour of jobs: unless the selector is manual, the
 // server generates it from the job's uid and labels the pod template to
@@ -30,7 +30,15 @@ type strategy struct{ generic.DefaultStrategy }
 // written only through /status. Deleting a job through batch/v1 orphans
 // its pods unless the client says otherwise, as kube-apiserver does for
 // compatibility.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+var Strategy = strategy{generic.SpecStrategy[*batchv1.Job]{
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+	APIVersions:        []string{"batch/v1"},
+	Spec:               generic.FieldPart(func(job *batchv1.Job) *batchv1.JobSpec { return &job.Spec }),
+	Status:             generic.FieldPart(func(job *batchv1.Job) *batchv1.JobStatus { return &job.Status }),
+	CountGenerations:   true,
+	ValidateFunc:       batch.ValidateJob,
+	ValidateUpdateFunc: batch.ValidateJobUpdate,
+}}
 
 // DefaultGarbageCollectionPolicy is Orphan in batch/v1.
 func (strategy) DefaultGarbageCollectionPolicy(ctx context.Context) rest.GarbageCollectionPolicy {
@@ -40,13 +48,12 @@ func (strategy) DefaultGarbageCollectionPolicy(ctx context.Context) rest.Garbage
 	return rest.DeleteDependents
 }
 
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	job := obj.(*batchv1.Job)
 	if job.Spec.ManualSelector == nil || !*job.Spec.ManualSelector {
 		generateSelector(job)
 	}
-	job.Status = batchv1.JobStatus{}
-	job.Generation = 1
+	s.SpecStrategy.PrepareForCreate(ctx, obj)
 	// spec.scheduling needs the WorkloadWithJob feature, off by default.
 	job.Spec.Scheduling = nil
 }
@@ -80,28 +87,13 @@ func generateSelector(job *batchv1.Job) {
 	}
 }
 
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("batch/v1", []string{"status"})
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	job, oldJob := obj.(*batchv1.Job), old.(*batchv1.Job)
-	job.Status = oldJob.Status
-	if oldJob.Spec.Scheduling == nil {
-		job.Spec.Scheduling = nil
+// PrepareForUpdate drops a spec.scheduling the job did not have before
+// it compares the spec.
+func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	if old.(*batchv1.Job).Spec.Scheduling == nil {
+		obj.(*batchv1.Job).Spec.Scheduling = nil
 	}
-	if !apiequality.Semantic.DeepEqual(job.Spec, oldJob.Spec) {
-		job.Generation++
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return batch.ValidateJob(obj.(*batchv1.Job))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return batch.ValidateJobUpdate(obj.(*batchv1.Job), old.(*batchv1.Job))
+	s.SpecStrategy.PrepareForUpdate(ctx, obj, old)
 }
 
 // WarningsOnCreate: a job's name goes into its pods' names and hostnames;
@@ -128,19 +120,9 @@ func NameWarnings(name string) []string {
 	return nil
 }
 
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("batch/v1", []string{"spec"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*batchv1.Job).Spec = old.(*batchv1.Job).Spec
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return batch.ValidateJobStatusUpdate(obj.(*batchv1.Job), old.(*batchv1.Job))
+var statusStrategy = generic.StatusStrategy[*batchv1.Job]{
+	SpecStrategy:             Strategy.SpecStrategy,
+	ValidateStatusUpdateFunc: batch.ValidateJobStatusUpdate,
 }
 
 // selectableFields are the fields jobs can be selected by.
@@ -202,7 +184,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, batchv1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{Job: &REST{Store: s}, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
+	return &Storage{Job: &REST{Store: s}, Status: generic.NewSubresourceREST(s, statusStrategy)}, nil
 }
 
 // Map returns the storage by path: "jobs" and "jobs/status".

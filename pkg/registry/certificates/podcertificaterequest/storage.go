@@ -3,7 +3,6 @@
 package podcertificaterequest
 
 import (
-	"context"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -12,56 +11,36 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/certificates"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
-
 // Strategy is the behaviour of pod certificate requests, which the
 // kubelet creates and the signer answers through /status: the spec is
 // fixed, and a new request has no status.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
-
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("certificates.k8s.io/v1", []string{"status"})
+var Strategy = generic.SpecStrategy[*certificatesv1.PodCertificateRequest]{
+	DefaultStrategy: generic.DefaultStrategy{Namespaced: true},
+	APIVersions:     []string{"certificates.k8s.io/v1"},
+	Spec: generic.FieldPart(func(r *certificatesv1.PodCertificateRequest) *certificatesv1.PodCertificateRequestSpec {
+		return &r.Spec
+	}),
+	Status: generic.FieldPart(func(r *certificatesv1.PodCertificateRequest) *certificatesv1.PodCertificateRequestStatus {
+		return &r.Status
+	}),
+	ValidateFunc:       certificates.ValidatePodCertificateRequest,
+	ValidateUpdateFunc: certificates.ValidatePodCertificateRequestUpdate,
 }
 
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*certificatesv1.PodCertificateRequest).Status = certificatesv1.PodCertificateRequestStatus{}
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*certificatesv1.PodCertificateRequest).Status = old.(*certificatesv1.PodCertificateRequest).Status
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return certificates.ValidatePodCertificateRequest(obj.(*certificatesv1.PodCertificateRequest))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return certificates.ValidatePodCertificateRequestUpdate(obj.(*certificatesv1.PodCertificateRequest), old.(*certificatesv1.PodCertificateRequest))
-}
-
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the metadata and the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("certificates.k8s.io/v1", []string{"metadata"}, []string{"spec"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	r, oldR := obj.(*certificatesv1.PodCertificateRequest), old.(*certificatesv1.PodCertificateRequest)
-	r.Spec = oldR.Spec
-	metav1.ResetObjectMetaForStatus(&r.ObjectMeta, &oldR.ObjectMeta)
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return certificates.ValidatePodCertificateRequestStatusUpdate(obj.(*certificatesv1.PodCertificateRequest), old.(*certificatesv1.PodCertificateRequest), time.Now())
+var statusStrategy = generic.StatusStrategy[*certificatesv1.PodCertificateRequest]{
+	SpecStrategy: Strategy,
+	KeepMetadata: metav1.ResetObjectMetaForStatus,
+	ResetPaths:   [][]string{{"metadata"}},
+	// The signer's answer is checked against the time it is written.
+	ValidateStatusUpdateFunc: func(r, old *certificatesv1.PodCertificateRequest) field.ErrorList {
+		return certificates.ValidatePodCertificateRequestStatusUpdate(r, old, time.Now())
+	},
 }
 
 // selectable are the fields a list may select on besides the name: the
@@ -98,7 +77,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, certificatesv1beta1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{PodCertificateRequest: s, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
+	return &Storage{PodCertificateRequest: s, Status: generic.NewSubresourceREST(s, statusStrategy)}, nil
 }
 
 // Map returns the storage by path: "podcertificaterequests" and

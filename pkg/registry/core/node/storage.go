@@ -8,55 +8,34 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*corev1.Node]
+}
 
 // Strategy is the behaviour of nodes. A node is created by POST only: a
 // PUT of a missing node is a 404, as in kube-apiserver.
-var Strategy = strategy{generic.DefaultStrategy{}}
+var Strategy = strategy{generic.SpecStrategy[*corev1.Node]{
+	APIVersions:        []string{"v1"},
+	Spec:               generic.FieldPart(func(n *corev1.Node) *corev1.NodeSpec { return &n.Spec }),
+	Status:             generic.FieldPart(func(n *corev1.Node) *corev1.NodeStatus { return &n.Status }),
+	ValidateFunc:       core.ValidateNode,
+	ValidateUpdateFunc: core.ValidateNodeUpdate,
+}}
 
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	// A node's status comes from its kubelet through /status, except on
-	// create where kube-apiserver keeps it.
-}
+// PrepareForCreate keeps the status: a node's status comes from its
+// kubelet through /status, except on create where kube-apiserver keeps it.
+func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
 
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("v1", []string{"status"})
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*corev1.Node).Status = old.(*corev1.Node).Status
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return core.ValidateNode(obj.(*corev1.Node))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return core.ValidateNodeUpdate(obj.(*corev1.Node), old.(*corev1.Node))
-}
-
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("v1", []string{"spec"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*corev1.Node).Spec = old.(*corev1.Node).Spec
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return core.ValidateNodeUpdate(obj.(*corev1.Node), old.(*corev1.Node))
+// statusStrategy validates a status write as any update of a node.
+var statusStrategy = generic.StatusStrategy[*corev1.Node]{
+	SpecStrategy:             Strategy.SpecStrategy,
+	ValidateStatusUpdateFunc: core.ValidateNodeUpdate,
 }
 
 // Storage is the REST storage of nodes, their /status and /proxy, and
@@ -96,7 +75,7 @@ func NewStorage(opts generic.RESTOptions, kubelet KubeletConfig) (*Storage, erro
 	}
 	return &Storage{
 		Node:     s,
-		Status:   generic.NewSubresourceREST(s, statusStrategy{}),
+		Status:   generic.NewSubresourceREST(s, statusStrategy),
 		Proxy:    &ProxyREST{kubelets: kubelets},
 		Kubelets: kubelets,
 	}, nil

@@ -9,41 +9,31 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*corev1.PersistentVolume]
+}
 
 // Strategy is the behaviour of persistent volumes: a new volume is Pending
 // since the moment it was created, its status is written through /status
 // only, and writes warn about deprecated plugins and labels.
-var Strategy = strategy{generic.DefaultStrategy{}}
+var Strategy = strategy{generic.SpecStrategy[*corev1.PersistentVolume]{
+	APIVersions:        []string{"v1"},
+	Spec:               generic.FieldPart(func(pv *corev1.PersistentVolume) *corev1.PersistentVolumeSpec { return &pv.Spec }),
+	Status:             generic.FieldPart(func(pv *corev1.PersistentVolume) *corev1.PersistentVolumeStatus { return &pv.Status }),
+	ValidateFunc:       func(pv *corev1.PersistentVolume) field.ErrorList { return core.ValidatePersistentVolume(pv, nil) },
+	ValidateUpdateFunc: core.ValidatePersistentVolumeUpdate,
+}}
 
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	pv := obj.(*corev1.PersistentVolume)
 	now := metav1.Now()
 	pv.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &now}
-}
-
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("v1", []string{"status"})
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*corev1.PersistentVolume).Status = old.(*corev1.PersistentVolume).Status
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return core.ValidatePersistentVolume(obj.(*corev1.PersistentVolume), nil)
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return core.ValidatePersistentVolumeUpdate(obj.(*corev1.PersistentVolume), old.(*corev1.PersistentVolume))
 }
 
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
@@ -54,31 +44,25 @@ func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []str
 	return core.PersistentVolumeWarnings(obj.(*corev1.PersistentVolume))
 }
 
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("v1", []string{"spec"})
+type statusStrategy struct {
+	generic.StatusStrategy[*corev1.PersistentVolume]
 }
+
+var pvStatusStrategy = statusStrategy{generic.StatusStrategy[*corev1.PersistentVolume]{
+	SpecStrategy:             Strategy.SpecStrategy,
+	ValidateStatusUpdateFunc: core.ValidatePersistentVolumeStatusUpdate,
+}}
 
 // PrepareForUpdate keeps the spec and, when the phase changes, records
 // when, unless the writer said so itself.
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	s.StatusStrategy.PrepareForUpdate(ctx, obj, old)
 	pv, oldPV := obj.(*corev1.PersistentVolume), old.(*corev1.PersistentVolume)
-	pv.Spec = oldPV.Spec
 	if pv.Status.Phase != oldPV.Status.Phase &&
 		(pv.Status.LastPhaseTransitionTime == nil || pv.Status.LastPhaseTransitionTime.Equal(oldPV.Status.LastPhaseTransitionTime)) {
 		now := metav1.Now()
 		pv.Status.LastPhaseTransitionTime = &now
 	}
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return core.ValidatePersistentVolumeStatusUpdate(obj.(*corev1.PersistentVolume), old.(*corev1.PersistentVolume))
-}
-
-func (statusStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
 }
 
 // Storage is the REST storage of persistentvolumes and their /status.
@@ -105,7 +89,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{PersistentVolume: s, Status: generic.NewSubresourceREST(s, statusStrategy{})}, nil
+	return &Storage{PersistentVolume: s, Status: generic.NewSubresourceREST(s, pvStatusStrategy)}, nil
 }
 
 // Map returns the storage by path: "persistentvolumes" and

@@ -7,44 +7,42 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*corev1.PersistentVolumeClaim]
+}
 
 // Strategy is the behaviour of claims: the spec is fixed at creation
 // (see core.ValidatePersistentVolumeClaimUpdate for what may change), the
 // status is the binder's, written through /status only.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+var Strategy = strategy{generic.SpecStrategy[*corev1.PersistentVolumeClaim]{
+	DefaultStrategy: generic.DefaultStrategy{Namespaced: true},
+	APIVersions:     []string{"v1"},
+	Spec: generic.FieldPart(func(pvc *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClaimSpec {
+		return &pvc.Spec
+	}),
+	Status: generic.FieldPart(func(pvc *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClaimStatus {
+		return &pvc.Status
+	}),
+	ValidateFunc:       core.ValidatePersistentVolumeClaim,
+	ValidateUpdateFunc: core.ValidatePersistentVolumeClaimUpdate,
+}}
 
+// PrepareForCreate starts the claim Pending.
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	pvc := obj.(*corev1.PersistentVolumeClaim)
 	pvc.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
 	core.NormalizeClaimDataSources(&pvc.Spec, nil)
 }
 
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("v1", []string{"status"})
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	pvc, oldPVC := obj.(*corev1.PersistentVolumeClaim), old.(*corev1.PersistentVolumeClaim)
-	pvc.Status = oldPVC.Status
-	core.NormalizeClaimDataSources(&pvc.Spec, &oldPVC.Spec)
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return core.ValidatePersistentVolumeClaim(obj.(*corev1.PersistentVolumeClaim))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return core.ValidatePersistentVolumeClaimUpdate(obj.(*corev1.PersistentVolumeClaim), old.(*corev1.PersistentVolumeClaim))
+func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	s.SpecStrategy.PrepareForUpdate(ctx, obj, old)
+	core.NormalizeClaimDataSources(&obj.(*corev1.PersistentVolumeClaim).Spec, &old.(*corev1.PersistentVolumeClaim).Spec)
 }
 
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
@@ -55,23 +53,9 @@ func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []str
 	return core.PersistentVolumeClaimWarnings(obj.(*corev1.PersistentVolumeClaim))
 }
 
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("v1", []string{"spec"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*corev1.PersistentVolumeClaim).Spec = old.(*corev1.PersistentVolumeClaim).Spec
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return core.ValidatePersistentVolumeClaimStatusUpdate(obj.(*corev1.PersistentVolumeClaim), old.(*corev1.PersistentVolumeClaim))
-}
-
-func (statusStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
+var statusStrategy = generic.StatusStrategy[*corev1.PersistentVolumeClaim]{
+	SpecStrategy:             Strategy.SpecStrategy,
+	ValidateStatusUpdateFunc: core.ValidatePersistentVolumeClaimStatusUpdate,
 }
 
 // Storage is the REST storage of persistentvolumeclaims and their /status.
@@ -98,7 +82,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{PersistentVolumeClaim: s, Status: generic.NewSubresourceREST(s, statusStrategy{})}, nil
+	return &Storage{PersistentVolumeClaim: s, Status: generic.NewSubresourceREST(s, statusStrategy)}, nil
 }
 
 // Map returns the storage by path: "persistentvolumeclaims" and

@@ -8,48 +8,36 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*corev1.Pod]
+}
 
-// Strategy is the behaviour of pods.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+// Strategy is the behaviour of pods: metadata.generation counts changes
+// of the spec, and the status is the kubelet's, written through /status.
+var Strategy = strategy{generic.SpecStrategy[*corev1.Pod]{
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+	APIVersions:        []string{"v1"},
+	Spec:               generic.FieldPart(func(pod *corev1.Pod) *corev1.PodSpec { return &pod.Spec }),
+	Status:             generic.FieldPart(func(pod *corev1.Pod) *corev1.PodStatus { return &pod.Status }),
+	CountGenerations:   true,
+	ValidateFunc:       core.ValidatePod,
+	ValidateUpdateFunc: core.ValidatePodUpdate,
+}}
 
+// PrepareForCreate starts the pod Pending, with its QoS class.
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	pod := obj.(*corev1.Pod)
 	pod.Generation = 1
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(pod)}
-}
-
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("v1", []string{"status"})
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
-	pod.Status = oldPod.Status
-	pod.Generation = oldPod.Generation
-	if !apiequality.Semantic.DeepEqual(pod.Spec, oldPod.Spec) {
-		pod.Generation++
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return core.ValidatePod(obj.(*corev1.Pod))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return core.ValidatePodUpdate(obj.(*corev1.Pod), old.(*corev1.Pod))
 }
 
 // CheckGracefulDelete gives a pod its termination grace period, unless
@@ -70,27 +58,17 @@ func (strategy) CheckGracefulDelete(_ context.Context, obj runtime.Object, opts 
 	return true
 }
 
-type statusStrategy struct{ strategy }
-
-// StatusStrategy lets /status change the status and nothing else.
-var StatusStrategy = statusStrategy{Strategy}
-
-// GetResetFields is what /status keeps: the spec, the deletion timestamp
-// and the owner references (old kubelets wrote them wrong).
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("v1", []string{"spec"}, []string{"metadata", "deletionTimestamp"}, []string{"metadata", "ownerReferences"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
-	pod.Spec = oldPod.Spec
-	pod.Generation = oldPod.Generation
-	pod.DeletionTimestamp = oldPod.DeletionTimestamp
-	pod.OwnerReferences = oldPod.OwnerReferences
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return core.ValidatePodStatusUpdate(obj.(*corev1.Pod), old.(*corev1.Pod))
+// StatusStrategy lets /status change the status and nothing else: it
+// keeps the spec, the deletion timestamp and the owner references (old
+// kubelets wrote them wrong).
+var StatusStrategy = generic.StatusStrategy[*corev1.Pod]{
+	SpecStrategy: Strategy.SpecStrategy,
+	KeepMetadata: func(meta, stored metav1.Object) {
+		meta.SetDeletionTimestamp(stored.GetDeletionTimestamp())
+		meta.SetOwnerReferences(stored.GetOwnerReferences())
+	},
+	ResetPaths:               [][]string{{"metadata", "deletionTimestamp"}, {"metadata", "ownerReferences"}},
+	ValidateStatusUpdateFunc: core.ValidatePodStatusUpdate,
 }
 
 // qosClass is the pod's quality of service: BestEffort without any

@@ -3,9 +3,7 @@ package podtemplate
 
 import (
 	"context"
-
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -14,31 +12,19 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*corev1.PodTemplate]
+}
 
 // Strategy is the behaviour of pod templates: metadata.generation counts
-// the changes of the template.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
-
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*corev1.PodTemplate).Generation = 1
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	pt, oldPT := obj.(*corev1.PodTemplate), old.(*corev1.PodTemplate)
-	pt.Generation = oldPT.Generation
-	if !apiequality.Semantic.DeepEqual(pt.Template, oldPT.Template) {
-		pt.Generation++
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return core.ValidatePodTemplate(obj.(*corev1.PodTemplate))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return core.ValidatePodTemplateUpdate(obj.(*corev1.PodTemplate), old.(*corev1.PodTemplate))
-}
+// the changes of the template, which is their spec.
+var Strategy = strategy{generic.SpecStrategy[*corev1.PodTemplate]{
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+	Spec:               generic.FieldPart(func(pt *corev1.PodTemplate) *corev1.PodTemplateSpec { return &pt.Template }),
+	CountGenerations:   true,
+	ValidateFunc:       core.ValidatePodTemplate,
+	ValidateUpdateFunc: core.ValidatePodTemplateUpdate,
+}}
 
 // WarningsOnCreate are the warnings of the pod template.
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {

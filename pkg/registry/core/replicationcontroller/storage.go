@@ -4,60 +4,44 @@ package replicationcontroller
 
 import (
 	"context"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*corev1.ReplicationController]
+}
 
 // Strategy is the behaviour of replication controllers: metadata.generation
 // counts changes of the spec, and the status is written through /status
 // only.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
+var Strategy = strategy{generic.SpecStrategy[*corev1.ReplicationController]{
+	DefaultStrategy: generic.DefaultStrategy{Namespaced: true},
+	APIVersions:     []string{"v1"},
+	Spec: generic.FieldPart(func(rc *corev1.ReplicationController) *corev1.ReplicationControllerSpec {
+		return &rc.Spec
+	}),
+	Status: generic.FieldPart(func(rc *corev1.ReplicationController) *corev1.ReplicationControllerStatus {
+		return &rc.Status
+	}),
+	CountGenerations:   true,
+	ValidateFunc:       core.ValidateReplicationController,
+	ValidateUpdateFunc: core.ValidateReplicationControllerUpdate,
+}}
 
 // DefaultGarbageCollectionPolicy orphans a controller's pods unless the
 // delete says otherwise: core/v1 keeps the behaviour it had before
 // garbage collection, as in kube-apiserver.
 func (strategy) DefaultGarbageCollectionPolicy(context.Context) rest.GarbageCollectionPolicy {
 	return rest.OrphanDependents
-}
-
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	rc := obj.(*corev1.ReplicationController)
-	rc.Status = corev1.ReplicationControllerStatus{}
-	rc.Generation = 1
-}
-
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("v1", []string{"status"})
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	rc, oldRC := obj.(*corev1.ReplicationController), old.(*corev1.ReplicationController)
-	rc.Status = oldRC.Status
-	rc.Generation = oldRC.Generation
-	if !apiequality.Semantic.DeepEqual(rc.Spec, oldRC.Spec) {
-		rc.Generation++
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return core.ValidateReplicationController(obj.(*corev1.ReplicationController))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return core.ValidateReplicationControllerUpdate(obj.(*corev1.ReplicationController), old.(*corev1.ReplicationController))
 }
 
 // WarningsOnCreate are the warnings of the pod template.
@@ -73,22 +57,11 @@ func (strategy) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []s
 	return core.PodTemplateUpdateWarnings(field.NewPath("spec", "template"), rc.Spec.Template, rc.Generation, old.(*corev1.ReplicationController).Generation)
 }
 
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec. Unlike the apps
-// workloads, kube-apiserver lets /status change a controller's metadata.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("v1", []string{"spec"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	rc, oldRC := obj.(*corev1.ReplicationController), old.(*corev1.ReplicationController)
-	rc.Spec = oldRC.Spec
-	rc.Generation = oldRC.Generation
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return core.ValidateReplicationControllerStatusUpdate(obj.(*corev1.ReplicationController), old.(*corev1.ReplicationController))
+// statusStrategy keeps the spec; as for replicasets, kube-apiserver lets
+// /status change a controller's metadata.
+var statusStrategy = generic.StatusStrategy[*corev1.ReplicationController]{
+	SpecStrategy:             Strategy.SpecStrategy,
+	ValidateStatusUpdateFunc: core.ValidateReplicationControllerStatusUpdate,
 }
 
 // Storage is the REST storage of replicationcontrollers and their
@@ -121,7 +94,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	}
 	return &Storage{
 		ReplicationController: s,
-		Status:                generic.NewSubresourceREST(s, statusStrategy{}),
+		Status:                generic.NewSubresourceREST(s, statusStrategy),
 		Scale:                 generic.NewScaleREST(s, scalable),
 	}, nil
 }

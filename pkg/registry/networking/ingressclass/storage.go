@@ -3,41 +3,21 @@
 package ingressclass
 
 import (
-	"context"
-
 	networkingv1 "k8s.io/api/networking/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/networking"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
-
 // Strategy is the behaviour of ingress classes: cluster-wide, with
 // metadata.generation counting changes of the spec.
-var Strategy = strategy{generic.DefaultStrategy{}}
-
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*networkingv1.IngressClass).Generation = 1
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	ic, oldIC := obj.(*networkingv1.IngressClass), old.(*networkingv1.IngressClass)
-	if !apiequality.Semantic.DeepEqual(ic.Spec, oldIC.Spec) {
-		ic.Generation = oldIC.Generation + 1
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return networking.ValidateIngressClass(obj.(*networkingv1.IngressClass))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return networking.ValidateIngressClassUpdate(obj.(*networkingv1.IngressClass), old.(*networkingv1.IngressClass))
+var Strategy = generic.SpecStrategy[*networkingv1.IngressClass]{
+	Spec:               generic.FieldPart(func(ic *networkingv1.IngressClass) *networkingv1.IngressClassSpec { return &ic.Spec }),
+	CountGenerations:   true,
+	ValidateFunc:       networking.ValidateIngressClass,
+	ValidateUpdateFunc: networking.ValidateIngressClassUpdate,
 }
 
 // Storage is the REST storage of ingress classes.

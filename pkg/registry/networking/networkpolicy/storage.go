@@ -3,41 +3,22 @@
 package networkpolicy
 
 import (
-	"context"
-
 	networkingv1 "k8s.io/api/networking/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/networking"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
-
 // Strategy is the behaviour of network policies: metadata.generation
 // counts changes of the spec. (Their status was removed from the API.)
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
-
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*networkingv1.NetworkPolicy).Generation = 1
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	np, oldNP := obj.(*networkingv1.NetworkPolicy), old.(*networkingv1.NetworkPolicy)
-	if !apiequality.Semantic.DeepEqual(np.Spec, oldNP.Spec) {
-		np.Generation = oldNP.Generation + 1
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return networking.ValidateNetworkPolicy(obj.(*networkingv1.NetworkPolicy))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return networking.ValidateNetworkPolicyUpdate(obj.(*networkingv1.NetworkPolicy), old.(*networkingv1.NetworkPolicy))
+var Strategy = generic.SpecStrategy[*networkingv1.NetworkPolicy]{
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+	Spec:               generic.FieldPart(func(np *networkingv1.NetworkPolicy) *networkingv1.NetworkPolicySpec { return &np.Spec }),
+	CountGenerations:   true,
+	ValidateFunc:       networking.ValidateNetworkPolicy,
+	ValidateUpdateFunc: networking.ValidateNetworkPolicyUpdate,
 }
 
 // Storage is the REST storage of network policies.

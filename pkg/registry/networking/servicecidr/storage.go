@@ -4,68 +4,35 @@
 package servicecidr
 
 import (
-	"context"
-
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/networking"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-const resetFieldsVersion = "networking.k8s.io/v1"
-
-type strategy struct{ generic.DefaultStrategy }
-
 // Strategy is the behaviour of service CIDRs: the status (the Ready
 // condition the apiserver's controllers set) is written only through
 // /status. As in kube-apiserver, metadata.generation is not kept.
-var Strategy = strategy{generic.DefaultStrategy{}}
-
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*networkingv1.ServiceCIDR).Status = networkingv1.ServiceCIDRStatus{}
+var Strategy = generic.SpecStrategy[*networkingv1.ServiceCIDR]{
+	APIVersions:        []string{"networking.k8s.io/v1"},
+	Spec:               generic.FieldPart(func(sc *networkingv1.ServiceCIDR) *networkingv1.ServiceCIDRSpec { return &sc.Spec }),
+	Status:             generic.FieldPart(func(sc *networkingv1.ServiceCIDR) *networkingv1.ServiceCIDRStatus { return &sc.Status }),
+	ValidateFunc:       networking.ValidateServiceCIDR,
+	ValidateUpdateFunc: networking.ValidateServiceCIDRUpdate,
 }
 
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*networkingv1.ServiceCIDR).Status = old.(*networkingv1.ServiceCIDR).Status
-}
-
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields(resetFieldsVersion, []string{"status"})
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return networking.ValidateServiceCIDR(obj.(*networkingv1.ServiceCIDR))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return networking.ValidateServiceCIDRUpdate(obj.(*networkingv1.ServiceCIDR), old.(*networkingv1.ServiceCIDR))
-}
-
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec, and the metadata
-// PrepareForUpdate keeps.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields(resetFieldsVersion, []string{"spec"},
-		[]string{"metadata", "labels"}, []string{"metadata", "annotations"},
-		[]string{"metadata", "finalizers"}, []string{"metadata", "ownerReferences"})
-}
-
-// PrepareForUpdate keeps the spec and the metadata a status write may not
-// change (labels, annotations, finalizers, owner references).
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	sc, oldSC := obj.(*networkingv1.ServiceCIDR), old.(*networkingv1.ServiceCIDR)
-	sc.Spec = oldSC.Spec
-	metav1.ResetObjectMetaForStatus(&sc.ObjectMeta, &oldSC.ObjectMeta)
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return networking.ValidateServiceCIDRStatusUpdate(obj.(*networkingv1.ServiceCIDR), old.(*networkingv1.ServiceCIDR))
+// statusStrategy keeps the spec and the metadata a client owns.
+var statusStrategy = generic.StatusStrategy[*networkingv1.ServiceCIDR]{
+	SpecStrategy: Strategy,
+	KeepMetadata: metav1.ResetObjectMetaForStatus,
+	ResetPaths: [][]string{
+		{"metadata", "labels"}, {"metadata", "annotations"},
+		{"metadata", "finalizers"}, {"metadata", "ownerReferences"},
+	},
+	ValidateStatusUpdateFunc: networking.ValidateServiceCIDRStatusUpdate,
 }
 
 // Storage is the REST storage of service CIDRs and their /status.
@@ -89,7 +56,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, networkingv1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{ServiceCIDR: s, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
+	return &Storage{ServiceCIDR: s, Status: generic.NewSubresourceREST(s, statusStrategy)}, nil
 }
 
 // Map returns the storage by path: "servicecidrs" and

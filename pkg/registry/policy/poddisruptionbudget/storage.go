@@ -6,67 +6,49 @@ import (
 	"context"
 
 	policyv1 "k8s.io/api/policy/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/policy"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*policyv1.PodDisruptionBudget]
+}
 
 // Strategy is the behaviour of PDBs: metadata.generation counts changes
 // of the spec, the status is written only through /status, and every
 // update names the resourceVersion it was computed from, as in
 // kube-apiserver: evictions decide from the status, and a blind
 // overwrite could allow one disruption too many.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true, RequireResourceVersionOnUpdate: true}}
+var Strategy = strategy{generic.SpecStrategy[*policyv1.PodDisruptionBudget]{
+	DefaultStrategy: generic.DefaultStrategy{Namespaced: true, RequireResourceVersionOnUpdate: true},
+	APIVersions:     []string{"policy/v1"},
+	Spec: generic.FieldPart(func(pdb *policyv1.PodDisruptionBudget) *policyv1.PodDisruptionBudgetSpec {
+		return &pdb.Spec
+	}),
+	Status: generic.FieldPart(func(pdb *policyv1.PodDisruptionBudget) *policyv1.PodDisruptionBudgetStatus {
+		return &pdb.Status
+	}),
+	CountGenerations:   true,
+	ValidateFunc:       policy.ValidatePodDisruptionBudget,
+	ValidateUpdateFunc: policy.ValidatePodDisruptionBudgetUpdate,
+}}
 
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	pdb := obj.(*policyv1.PodDisruptionBudget)
-	pdb.Status = policyv1.PodDisruptionBudgetStatus{}
-	pdb.Generation = 1
-	policy.StripV1beta1Label(pdb, nil)
+func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	s.SpecStrategy.PrepareForCreate(ctx, obj)
+	policy.StripV1beta1Label(obj.(*policyv1.PodDisruptionBudget), nil)
 }
 
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("policy/v1", []string{"status"})
+func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	s.SpecStrategy.PrepareForUpdate(ctx, obj, old)
+	policy.StripV1beta1Label(obj.(*policyv1.PodDisruptionBudget), old.(*policyv1.PodDisruptionBudget))
 }
 
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	pdb, oldPDB := obj.(*policyv1.PodDisruptionBudget), old.(*policyv1.PodDisruptionBudget)
-	pdb.Status = oldPDB.Status
-	if !apiequality.Semantic.DeepEqual(pdb.Spec, oldPDB.Spec) {
-		pdb.Generation++
-	}
-	policy.StripV1beta1Label(pdb, oldPDB)
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return policy.ValidatePodDisruptionBudget(obj.(*policyv1.PodDisruptionBudget))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return policy.ValidatePodDisruptionBudgetUpdate(obj.(*policyv1.PodDisruptionBudget), old.(*policyv1.PodDisruptionBudget))
-}
-
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("policy/v1", []string{"spec"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*policyv1.PodDisruptionBudget).Spec = old.(*policyv1.PodDisruptionBudget).Spec
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return policy.ValidatePodDisruptionBudgetStatusUpdate(obj.(*policyv1.PodDisruptionBudget), old.(*policyv1.PodDisruptionBudget))
+var statusStrategy = generic.StatusStrategy[*policyv1.PodDisruptionBudget]{
+	SpecStrategy:             Strategy.SpecStrategy,
+	ValidateStatusUpdateFunc: policy.ValidatePodDisruptionBudgetStatusUpdate,
 }
 
 // Storage is the REST storage of PDBs and their /status.
@@ -91,7 +73,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, policyv1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{PodDisruptionBudget: s, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
+	return &Storage{PodDisruptionBudget: s, Status: generic.NewSubresourceREST(s, statusStrategy)}, nil
 }
 
 // Map returns the storage by path: "poddisruptionbudgets" and

@@ -3,42 +3,21 @@
 package deviceclass
 
 import (
-	"context"
-
 	resourcev1 "k8s.io/api/resource/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/resource"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
-
 // Strategy is the behaviour of device classes: metadata.generation counts
 // changes of the spec.
-var Strategy = strategy{}
-
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*resourcev1.DeviceClass).Generation = 1
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	c, oldC := obj.(*resourcev1.DeviceClass), old.(*resourcev1.DeviceClass)
-	c.Generation = oldC.Generation
-	if !apiequality.Semantic.DeepEqual(c.Spec, oldC.Spec) {
-		c.Generation++
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return resource.ValidateDeviceClass(obj.(*resourcev1.DeviceClass))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return resource.ValidateDeviceClassUpdate(obj.(*resourcev1.DeviceClass), old.(*resourcev1.DeviceClass))
+var Strategy = generic.SpecStrategy[*resourcev1.DeviceClass]{
+	Spec:               generic.FieldPart(func(c *resourcev1.DeviceClass) *resourcev1.DeviceClassSpec { return &c.Spec }),
+	CountGenerations:   true,
+	ValidateFunc:       resource.ValidateDeviceClass,
+	ValidateUpdateFunc: resource.ValidateDeviceClassUpdate,
 }
 
 // Storage is the REST storage of deviceclasses.

@@ -3,35 +3,20 @@
 package resourceclaimtemplate
 
 import (
-	"context"
-
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/resource"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
-
 // Strategy is the behaviour of claim templates: plain data whose spec
 // never changes. Nothing counts generations.
-var Strategy = strategy{generic.DefaultStrategy{Namespaced: true}}
-
-func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*resourcev1.ResourceClaimTemplate).Generation = old.(*resourcev1.ResourceClaimTemplate).Generation
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return resource.ValidateResourceClaimTemplate(obj.(*resourcev1.ResourceClaimTemplate))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return resource.ValidateResourceClaimTemplateUpdate(obj.(*resourcev1.ResourceClaimTemplate), old.(*resourcev1.ResourceClaimTemplate))
+var Strategy = generic.ValidatingStrategy[*resourcev1.ResourceClaimTemplate]{
+	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+	ValidateFunc:       resource.ValidateResourceClaimTemplate,
+	ValidateUpdateFunc: resource.ValidateResourceClaimTemplateUpdate,
 }
 
 // Storage is the REST storage of resourceclaimtemplates.

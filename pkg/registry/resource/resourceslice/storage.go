@@ -8,42 +8,27 @@ import (
 	"strings"
 
 	resourcev1 "k8s.io/api/resource/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/resource"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*resourcev1.ResourceSlice]
+}
 
 // Strategy is the behaviour of resource slices: metadata.generation
 // counts changes of the spec, and a driver name with capitals gets a
 // warning.
-var Strategy = strategy{}
-
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*resourcev1.ResourceSlice).Generation = 1
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	s, oldS := obj.(*resourcev1.ResourceSlice), old.(*resourcev1.ResourceSlice)
-	s.Generation = oldS.Generation
-	if !apiequality.Semantic.DeepEqual(s.Spec, oldS.Spec) {
-		s.Generation++
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return resource.ValidateResourceSlice(obj.(*resourcev1.ResourceSlice))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return resource.ValidateResourceSliceUpdate(obj.(*resourcev1.ResourceSlice), old.(*resourcev1.ResourceSlice))
-}
+var Strategy = strategy{generic.SpecStrategy[*resourcev1.ResourceSlice]{
+	Spec:               generic.FieldPart(func(s *resourcev1.ResourceSlice) *resourcev1.ResourceSliceSpec { return &s.Spec }),
+	CountGenerations:   true,
+	ValidateFunc:       resource.ValidateResourceSlice,
+	ValidateUpdateFunc: resource.ValidateResourceSliceUpdate,
+}}
 
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
 	return driverWarnings(obj.(*resourcev1.ResourceSlice))

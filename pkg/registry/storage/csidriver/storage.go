@@ -5,39 +5,30 @@ import (
 	"context"
 
 	storagev1 "k8s.io/api/storage/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/storage"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
+type strategy struct {
+	generic.SpecStrategy[*storagev1.CSIDriver]
+}
 
 // Strategy is the behaviour of CSI drivers: an update names the
 // resourceVersion it was computed from, and a change of the spec counts
 // in metadata.generation (which starts unset, as kube-apiserver's).
-var Strategy = strategy{generic.DefaultStrategy{RequireResourceVersionOnUpdate: true}}
+var Strategy = strategy{generic.SpecStrategy[*storagev1.CSIDriver]{
+	DefaultStrategy:    generic.DefaultStrategy{RequireResourceVersionOnUpdate: true},
+	Spec:               generic.FieldPart(func(d *storagev1.CSIDriver) *storagev1.CSIDriverSpec { return &d.Spec }),
+	CountGenerations:   true,
+	ValidateFunc:       storage.ValidateCSIDriver,
+	ValidateUpdateFunc: storage.ValidateCSIDriverUpdate,
+}}
 
+// PrepareForCreate leaves metadata.generation unset.
 func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	d, oldD := obj.(*storagev1.CSIDriver), old.(*storagev1.CSIDriver)
-	d.Generation = oldD.Generation
-	if !apiequality.Semantic.DeepEqual(d.Spec, oldD.Spec) {
-		d.Generation++
-	}
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return storage.ValidateCSIDriver(obj.(*storagev1.CSIDriver))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return storage.ValidateCSIDriverUpdate(obj.(*storagev1.CSIDriver), old.(*storagev1.CSIDriver))
-}
 
 // Storage is the REST storage of CSI drivers.
 type Storage struct {

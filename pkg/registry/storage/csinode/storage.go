@@ -8,62 +8,44 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/storage"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
-
 // Strategy is the behaviour of CSI nodes, written by each node's kubelet
 // with the resourceVersion it read. The status (storage health) is
 // written through /status only, and only with the alpha gate
 // CSIVolumeHealth, which kube-apiserver 1.37 leaves off: a status that
 // was never set stays empty.
-var Strategy = strategy{generic.DefaultStrategy{RequireResourceVersionOnUpdate: true}}
-
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("storage.k8s.io/v1", []string{"status"})
+var Strategy = generic.SpecStrategy[*storagev1.CSINode]{
+	DefaultStrategy:    generic.DefaultStrategy{RequireResourceVersionOnUpdate: true},
+	APIVersions:        []string{"storage.k8s.io/v1"},
+	Spec:               generic.FieldPart(func(n *storagev1.CSINode) *storagev1.CSINodeSpec { return &n.Spec }),
+	Status:             generic.FieldPart(func(n *storagev1.CSINode) *storagev1.CSINodeStatus { return &n.Status }),
+	ValidateFunc:       storage.ValidateCSINode,
+	ValidateUpdateFunc: storage.ValidateCSINodeUpdate,
 }
 
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*storagev1.CSINode).Status = storagev1.CSINodeStatus{}
+type statusStrategy struct {
+	generic.StatusStrategy[*storagev1.CSINode]
 }
 
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	obj.(*storagev1.CSINode).Status = old.(*storagev1.CSINode).Status
-}
+var csiNodeStatusStrategy = statusStrategy{generic.StatusStrategy[*storagev1.CSINode]{
+	SpecStrategy:             Strategy,
+	KeepMetadata:             metav1.ResetObjectMetaForStatus,
+	ResetPaths:               [][]string{{"metadata"}},
+	ValidateStatusUpdateFunc: storage.ValidateCSINodeStatusUpdate,
+}}
 
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return storage.ValidateCSINode(obj.(*storagev1.CSINode))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return storage.ValidateCSINodeUpdate(obj.(*storagev1.CSINode), old.(*storagev1.CSINode))
-}
-
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the metadata and the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("storage.k8s.io/v1", []string{"metadata"}, []string{"spec"})
-}
-
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	n, oldN := obj.(*storagev1.CSINode), old.(*storagev1.CSINode)
-	n.Spec = oldN.Spec
-	metav1.ResetObjectMetaForStatus(&n.ObjectMeta, &oldN.ObjectMeta)
-	if len(oldN.Status.StorageHealth) == 0 {
-		n.Status.StorageHealth = nil
+// PrepareForUpdate also drops the storage health a status write sets
+// where there was none: without CSIVolumeHealth it cannot be set.
+func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	s.StatusStrategy.PrepareForUpdate(ctx, obj, old)
+	if len(old.(*storagev1.CSINode).Status.StorageHealth) == 0 {
+		obj.(*storagev1.CSINode).Status.StorageHealth = nil
 	}
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return storage.ValidateCSINodeStatusUpdate(obj.(*storagev1.CSINode), old.(*storagev1.CSINode))
 }
 
 // Storage is the REST storage of CSI nodes and their status.
@@ -88,7 +70,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, storagev1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{CSINode: s, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
+	return &Storage{CSINode: s, Status: generic.NewSubresourceREST(s, csiNodeStatusStrategy)}, nil
 }
 
 // Map returns the storage by path: "csinodes" and "csinodes/status".

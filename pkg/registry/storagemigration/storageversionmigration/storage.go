@@ -3,71 +3,38 @@
 package storageversionmigration
 
 import (
-	"context"
-
 	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	storagemigrationv1beta1 "k8s.io/api/storagemigration/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapi-dev/kapi/pkg/apis/storagemigration"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
-type strategy struct{ generic.DefaultStrategy }
-
 // Strategy is the behaviour of migrations: the spec is fixed at creation,
 // the status (the migrator's progress) is written only through /status,
 // and an update must name the resourceVersion it was computed from.
 // Nothing counts generations.
-var Strategy = strategy{generic.DefaultStrategy{RequireResourceVersionOnUpdate: true}}
-
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
-	obj.(*storagemigrationv1.StorageVersionMigration).Status = storagemigrationv1.StorageVersionMigrationStatus{}
+var Strategy = generic.SpecStrategy[*storagemigrationv1.StorageVersionMigration]{
+	DefaultStrategy: generic.DefaultStrategy{RequireResourceVersionOnUpdate: true},
+	APIVersions:     []string{"storagemigration.k8s.io/v1"},
+	Spec: generic.FieldPart(func(m *storagemigrationv1.StorageVersionMigration) *storagemigrationv1.StorageVersionMigrationSpec {
+		return &m.Spec
+	}),
+	Status: generic.FieldPart(func(m *storagemigrationv1.StorageVersionMigration) *storagemigrationv1.StorageVersionMigrationStatus {
+		return &m.Status
+	}),
+	ValidateFunc:       storagemigration.ValidateStorageVersionMigration,
+	ValidateUpdateFunc: storagemigration.ValidateStorageVersionMigrationUpdate,
 }
 
-// GetResetFields is the status, written through /status only.
-func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("storagemigration.k8s.io/v1", []string{"status"})
-}
-
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	svm, oldSVM := obj.(*storagemigrationv1.StorageVersionMigration), old.(*storagemigrationv1.StorageVersionMigration)
-	svm.Status = oldSVM.Status
-	svm.Generation = oldSVM.Generation
-}
-
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return storagemigration.ValidateStorageVersionMigration(obj.(*storagemigrationv1.StorageVersionMigration))
-}
-
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return storagemigration.ValidateStorageVersionMigrationUpdate(obj.(*storagemigrationv1.StorageVersionMigration), old.(*storagemigrationv1.StorageVersionMigration))
-}
-
-type statusStrategy struct{ strategy }
-
-// GetResetFields is what /status keeps: the metadata and the spec.
-func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return generic.ResetFields("storagemigration.k8s.io/v1", []string{"metadata"}, []string{"spec"})
-}
-
-// PrepareForUpdate keeps the spec and what a status write may not change
-// of the metadata: labels, annotations, finalizers, owners, generation and
-// deletion timestamp.
-func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
-	svm, oldSVM := obj.(*storagemigrationv1.StorageVersionMigration), old.(*storagemigrationv1.StorageVersionMigration)
-	svm.Spec = oldSVM.Spec
-	svm.DeletionTimestamp = oldSVM.DeletionTimestamp
-	svm.Generation = oldSVM.Generation
-	svm.Labels, svm.Annotations = oldSVM.Labels, oldSVM.Annotations
-	svm.Finalizers, svm.OwnerReferences = oldSVM.Finalizers, oldSVM.OwnerReferences
-}
-
-func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return storagemigration.ValidateStorageVersionMigrationStatusUpdate(obj.(*storagemigrationv1.StorageVersionMigration), old.(*storagemigrationv1.StorageVersionMigration))
+var statusStrategy = generic.StatusStrategy[*storagemigrationv1.StorageVersionMigration]{
+	SpecStrategy:             Strategy,
+	KeepMetadata:             metav1.ResetObjectMetaForStatus,
+	ResetPaths:               [][]string{{"metadata"}},
+	ValidateStatusUpdateFunc: storagemigration.ValidateStorageVersionMigrationStatusUpdate,
 }
 
 // Storage is the REST storage of storageversionmigrations and their
@@ -94,7 +61,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, storagemigrationv1beta1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{StorageVersionMigration: s, Status: generic.NewSubresourceREST(s, statusStrategy{Strategy})}, nil
+	return &Storage{StorageVersionMigration: s, Status: generic.NewSubresourceREST(s, statusStrategy)}, nil
 }
 
 // Map returns the storage by path: "storageversionmigrations" and
