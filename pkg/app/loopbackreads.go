@@ -3,15 +3,18 @@ package app
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	coreclient "k8s.io/client-go/kubernetes/typed/core/v1"
 	discoveryclient "k8s.io/client-go/kubernetes/typed/discovery/v1"
 	policyclient "k8s.io/client-go/kubernetes/typed/policy/v1"
 
 	"github.com/kapi-dev/kapi/pkg/registry/core/pod"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
+	"github.com/kapi-dev/kapi/pkg/registry/resource/adminaccess"
 )
 
 // loopbackDisruptionBudgets are the PodDisruptionBudgets pods/eviction
@@ -61,4 +64,16 @@ func (s loopbackEndpointSlices) EndpointSlices(ctx context.Context, namespace, n
 		out[i] = &list.Items[i]
 	}
 	return out, nil
+}
+
+// loopbackNamespaces are the namespaces resource.k8s.io claims read the
+// admin-access label from, through the loopback client.
+type loopbackNamespaces struct {
+	client coreclient.NamespacesGetter
+}
+
+var _ adminaccess.Namespaces = loopbackNamespaces{}
+
+func (n loopbackNamespaces) Get(ctx context.Context, name string) (*corev1.Namespace, error) {
+	return n.client.Namespaces().Get(ctx, name, metav1.GetOptions{})
 }

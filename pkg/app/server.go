@@ -258,6 +258,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		// loopback client, as kube-apiserver's do.
 		DisruptionBudgets: loopbackDisruptionBudgets{loopbackClient.PolicyV1()},
 		EndpointSlices:    loopbackEndpointSlices{loopbackClient.DiscoveryV1()},
+		Namespaces:        loopbackNamespaces{loopbackClient.CoreV1()},
 		// kube-apiserver's --endpoint-reconciler-type=lease.
 		EndpointLeases:            &reconcilers.EtcdLeases{Client: client, Prefix: c.Etcd.Prefix + "/masterleases/", TTL: reconcilers.DefaultLeaseTTL},
 		EndpointReconcileInterval: c.EndpointReconcileInterval,

@@ -53,6 +53,7 @@ import (
 	policyrest "github.com/kapi-dev/kapi/pkg/registry/policy/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
 	rbacrest "github.com/kapi-dev/kapi/pkg/registry/rbac/rest"
+	"github.com/kapi-dev/kapi/pkg/registry/resource/adminaccess"
 	resourcerest "github.com/kapi-dev/kapi/pkg/registry/resource/rest"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	schedulingrest "github.com/kapi-dev/kapi/pkg/registry/scheduling/rest"
@@ -73,6 +74,9 @@ type Config struct {
 	// DisruptionBudgets are the PodDisruptionBudgets pods/eviction
 	// honours; nil leaves pods/eviction unserved.
 	DisruptionBudgets pod.DisruptionBudgets
+	// Namespaces are read by the resource.k8s.io claims, whose admin
+	// access to devices depends on their namespace's labels.
+	Namespaces adminaccess.Namespaces
 	// EndpointSlices are where services/proxy finds a service's
 	// endpoints; nil answers it with kube-apiserver's 503 for a service
 	// without endpoints.
@@ -148,7 +152,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		networkingrest.StorageProvider{},
 		flowcontrolrest.StorageProvider{},
 		storagemigrationrest.StorageProvider{},
-		resourcerest.StorageProvider{},
+		resourcerest.StorageProvider{Namespaces: cfg.Namespaces},
 	}
 }
 

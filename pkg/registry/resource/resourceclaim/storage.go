@@ -3,18 +3,24 @@
 package resourceclaim
 
 import (
+	"context"
+
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/resource"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/resource/adminaccess"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 // Strategy is the behaviour of claims: the spec never changes, the status
 // (the allocation and who uses it) is written only through /status.
-// Nothing counts generations.
+// Nothing counts generations. Admin access, which depends on the claim's
+// namespace, is checked by the storage's strategies (strategy,
+// statusStrategy) on top of it.
 var Strategy = generic.SpecStrategy[*resourcev1.ResourceClaim]{
 	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
 	APIVersions:        []string{"resource.k8s.io/v1"},
@@ -24,11 +30,38 @@ var Strategy = generic.SpecStrategy[*resourcev1.ResourceClaim]{
 	ValidateUpdateFunc: resource.ValidateResourceClaimUpdate,
 }
 
-var statusStrategy = generic.StatusStrategy[*resourcev1.ResourceClaim]{
+var baseStatusStrategy = generic.StatusStrategy[*resourcev1.ResourceClaim]{
 	SpecStrategy:             Strategy,
 	KeepMetadata:             metav1.ResetObjectMetaForStatus,
 	ResetPaths:               [][]string{{"metadata"}},
 	ValidateStatusUpdateFunc: resource.ValidateResourceClaimStatusUpdate,
+}
+
+// strategy also refuses a claim asking for admin access outside a
+// namespace that allows it. An update needs no such check: the spec is
+// immutable.
+type strategy struct {
+	generic.SpecStrategy[*resourcev1.ResourceClaim]
+	namespaces adminaccess.Namespaces
+}
+
+func (s strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	c := obj.(*resourcev1.ResourceClaim)
+	errs := adminaccess.Requests(ctx, s.namespaces, c.Namespace, c.Spec.Devices.Requests)
+	return append(errs, s.SpecStrategy.Validate(ctx, obj)...)
+}
+
+// statusStrategy also refuses an allocation granting admin access outside
+// a namespace that allows it.
+type statusStrategy struct {
+	generic.StatusStrategy[*resourcev1.ResourceClaim]
+	namespaces adminaccess.Namespaces
+}
+
+func (s statusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	c, oldC := obj.(*resourcev1.ResourceClaim), old.(*resourcev1.ResourceClaim)
+	errs := adminaccess.Results(ctx, s.namespaces, c.Namespace, adminaccess.AllocationResults(c), adminaccess.AllocationResults(oldC))
+	return append(errs, s.StatusStrategy.ValidateUpdate(ctx, obj, old)...)
 }
 
 // Storage is the REST storage of resourceclaims and their /status.
@@ -38,14 +71,15 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of resourceclaims.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, namespaces adminaccess.Namespaces) (*Storage, error) {
+	create := strategy{Strategy, namespaces}
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &resourcev1.ResourceClaim{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.ResourceClaimList{} },
 		DefaultQualifiedResource:  resourcev1.Resource("resourceclaims"),
 		SingularQualifiedResource: resourcev1.Resource("resourceclaim"),
 		KeyPrefix:                 "/resourceclaims",
-		CreateStrategy:            Strategy,
+		CreateStrategy:            create,
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
 		ReturnDeletedObject:       true,
@@ -53,7 +87,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, resourcev1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{ResourceClaim: s, Status: generic.NewSubresourceREST(s, statusStrategy)}, nil
+	return &Storage{ResourceClaim: s, Status: generic.NewSubresourceREST(s, statusStrategy{baseStatusStrategy, namespaces})}, nil
 }
 
 // Map returns the storage by path: "resourceclaims" and

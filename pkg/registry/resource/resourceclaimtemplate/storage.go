@@ -3,11 +3,15 @@
 package resourceclaimtemplate
 
 import (
+	"context"
+
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/resource"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/resource/adminaccess"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -19,20 +23,35 @@ var Strategy = generic.ValidatingStrategy[*resourcev1.ResourceClaimTemplate]{
 	ValidateUpdateFunc: resource.ValidateResourceClaimTemplateUpdate,
 }
 
+// strategy also refuses a template whose claims would ask for admin
+// access outside a namespace that allows it. An update needs no such
+// check: the spec is immutable.
+type strategy struct {
+	generic.ValidatingStrategy[*resourcev1.ResourceClaimTemplate]
+	namespaces adminaccess.Namespaces
+}
+
+func (s strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	t := obj.(*resourcev1.ResourceClaimTemplate)
+	errs := adminaccess.Requests(ctx, s.namespaces, t.Namespace, t.Spec.Spec.Devices.Requests)
+	return append(errs, s.ValidatingStrategy.Validate(ctx, obj)...)
+}
+
 // Storage is the REST storage of resourceclaimtemplates.
 type Storage struct {
 	ResourceClaimTemplate *generic.Store
 }
 
 // NewStorage returns the storage of resourceclaimtemplates.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, namespaces adminaccess.Namespaces) (*Storage, error) {
+	create := strategy{Strategy, namespaces}
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &resourcev1.ResourceClaimTemplate{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.ResourceClaimTemplateList{} },
 		DefaultQualifiedResource:  resourcev1.Resource("resourceclaimtemplates"),
 		SingularQualifiedResource: resourcev1.Resource("resourceclaimtemplate"),
 		KeyPrefix:                 "/resourceclaimtemplates",
-		CreateStrategy:            Strategy,
+		CreateStrategy:            create,
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
 		ReturnDeletedObject:       true,

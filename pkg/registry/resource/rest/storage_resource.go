@@ -6,6 +6,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/registry"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/resource/adminaccess"
 	"github.com/kapi-dev/kapi/pkg/registry/resource/deviceclass"
 	"github.com/kapi-dev/kapi/pkg/registry/resource/devicetaintrule"
 	"github.com/kapi-dev/kapi/pkg/registry/resource/resourceclaim"
@@ -14,7 +15,11 @@ import (
 )
 
 // StorageProvider declares the resource.k8s.io group.
-type StorageProvider struct{}
+type StorageProvider struct {
+	// Namespaces are read to decide whether claims may have admin access
+	// to devices.
+	Namespaces adminaccess.Namespaces
+}
 
 var _ registry.StorageProvider = StorageProvider{}
 
@@ -23,14 +28,14 @@ func (StorageProvider) GroupName() string { return resourcev1.GroupName }
 func (StorageProvider) GroupPriority() int { return 16200 }
 
 // NewRESTStorage builds the storage of resource.k8s.io/v1.
-func (StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(version string) bool) (registry.VersionedStorage, error) {
+func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(version string) bool) (registry.VersionedStorage, error) {
 	var g registry.GroupStorage
 	if served("v1") {
 		v1 := g.Version("v1")
 		v1.Add(deviceclass.NewStorage(opts))
 		v1.Add(devicetaintrule.NewStorage(opts))
-		v1.Add(resourceclaim.NewStorage(opts))
-		v1.Add(resourceclaimtemplate.NewStorage(opts))
+		v1.Add(resourceclaim.NewStorage(opts, p.Namespaces))
+		v1.Add(resourceclaimtemplate.NewStorage(opts, p.Namespaces))
 		v1.Add(resourceslice.NewStorage(opts))
 	}
 	return g.Result()
