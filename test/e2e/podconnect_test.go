@@ -250,6 +250,52 @@ spec:
 		}
 	})
 
+	t.Run("services/proxy reaches a ready endpoint of the service's EndpointSlices", func(t *testing.T) {
+		// No controller here writes EndpointSlices: the test writes the one
+		// the EndpointSlice controller would, for a service whose named
+		// port leads to the web server.
+		p.mustKubectl(t, fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: %[2]s}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: web-1
+  namespace: default
+  labels: {kubernetes.io/service-name: web}
+addressType: IPv4
+ports: [{name: http, port: %[2]s, protocol: TCP}]
+endpoints:
+- addresses: [%[1]q]
+  conditions: {ready: true}
+  targetRef: {kind: Pod, name: web, namespace: default}
+`, address, webPort), "create", "-f", "-")
+		for path, want := range map[string]string{
+			"/api/v1/namespaces/default/services/web:80/proxy/some/path?x=1": "web GET /some/path?x=1",
+			"/api/v1/namespaces/default/services/web:http/proxy/":            "web GET /?",
+			"/api/v1/namespaces/default/services/http:web:http/proxy/a?b=c":  "web GET /a?b=c",
+		} {
+			if out := p.mustKubectl(t, "", "get", "--raw", path); out != want {
+				t.Errorf("GET %s: %q, want %q", path, out, want)
+			}
+		}
+		// A port name no endpoint has (without one, the unnamed port) is
+		// kube-apiserver's 503, and so is a port number the service lacks.
+		for path, want := range map[string]string{
+			"/api/v1/namespaces/default/services/web/proxy/":      `no endpoints available for service "web"`,
+			"/api/v1/namespaces/default/services/web:nope/proxy/": `no endpoints available for service "web"`,
+			"/api/v1/namespaces/default/services/web:81/proxy/":   `no service port 81 found for service "web"`,
+		} {
+			if out, err := p.kubectl(t, "", "get", "--raw", path); err == nil || !strings.Contains(out, "(ServiceUnavailable): "+want) {
+				t.Errorf("GET %s: %v\n%s", path, err, out)
+			}
+		}
+	})
+
 	t.Run("a user who may get pods/exec but not create it cannot exec over WebSockets", func(t *testing.T) {
 		p.mustKubectl(t, "", "create", "role", "exec-get", "--verb=get", "--resource=pods,pods/exec")
 		p.mustKubectl(t, "", "create", "rolebinding", "exec-get", "--role=exec-get", "--user=reader")
