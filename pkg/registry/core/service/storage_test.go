@@ -78,7 +78,7 @@ func (c *cluster) server(t *testing.T) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := NewStorage(generic.RESTOptions{StorageFactory: f}, cidr, *pr)
+	st, err := NewStorage(generic.RESTOptions{StorageFactory: f}, []*net.IPNet{cidr}, *pr)
 	if err != nil {
 		t.Fatal(err)
 	}
