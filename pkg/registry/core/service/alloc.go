@@ -623,6 +623,14 @@ func dropTypeDependentFields(svc, old *corev1.Service) {
 	if externallyAccessible(old) && !externallyAccessible(svc) && spec.ExternalTrafficPolicy == oldSpec.ExternalTrafficPolicy {
 		spec.ExternalTrafficPolicy = ""
 	}
+	// An ExternalName service has no internal traffic to route.
+	if needsClusterIP(old) && !needsClusterIP(svc) && equalTrafficPolicies(spec.InternalTrafficPolicy, oldSpec.InternalTrafficPolicy) {
+		spec.InternalTrafficPolicy = nil
+	}
+}
+
+func equalTrafficPolicies(a, b *corev1.ServiceInternalTrafficPolicy) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 func policyOf(p *corev1.IPFamilyPolicy) corev1.IPFamilyPolicy {
