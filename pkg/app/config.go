@@ -83,7 +83,11 @@ type Config struct {
 	WatchCache generic.WatchCacheConfig
 
 	ServiceClusterIPRange *net.IPNet
-	ServiceNodePortRange  utilnet.PortRange
+	// SecondaryServiceClusterIPRange is the second range of a dual-stack
+	// --service-cluster-ip-range, of the other IP family; nil on a
+	// single-stack cluster.
+	SecondaryServiceClusterIPRange *net.IPNet
+	ServiceNodePortRange           utilnet.PortRange
 	// Kubelet is how kubelets are reached, for the log, exec, attach,
 	// portforward and proxy subresources (--kubelet-*).
 	Kubelet node.KubeletConfig
