@@ -23,6 +23,18 @@
 //     path that removes a Service runs.
 //
 // Dry runs reserve nothing but report conflicts as real requests would.
+//
+// # Dual-stack
+//
+// With two --service-cluster-ip-range ranges, one per IP family, a
+// Service has one cluster IP per family of spec.ipFamilies, filled in from
+// its spec.ipFamilyPolicy with the primary family first unless it asks
+// otherwise (core.DefaultServiceIPFamilies). An update that gives it a
+// second family reserves the secondary IP; one back to SingleStack
+// releases it. kube-apiserver creates that secondary IPAddress too, but
+// its repair controller may delete it (it can see the IPAddress before the
+// Service holding it is written) and restore it on its next pass; kapi
+// keeps it throughout.
 package service
 
 import (
