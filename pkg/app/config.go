@@ -83,7 +83,11 @@ type Config struct {
 	WatchCache generic.WatchCacheConfig
 
 	ServiceClusterIPRange *net.IPNet
-	ServiceNodePortRange  utilnet.PortRange
+	// SecondaryServiceClusterIPRange is the second range of a dual-stack
+	// --service-cluster-ip-range, of the other IP family; nil on a
+	// single-stack cluster.
+	SecondaryServiceClusterIPRange *net.IPNet
+	ServiceNodePortRange           utilnet.PortRange
 	// Kubelet is how kubelets are reached, for the log, exec, attach,
 	// portforward and proxy subresources (--kubelet-*).
 	Kubelet node.KubeletConfig
@@ -214,6 +218,8 @@ func (c *Config) validate() error {
 	}
 	if c.ServiceClusterIPRange == nil {
 		errs = append(errs, errors.New("ServiceClusterIPRange is required"))
+	} else if c.BindAddress != nil {
+		errs = append(errs, checkServiceFamily(c.ServiceClusterIPRange, publicAddress(c))...)
 	}
 	if c.ServiceNodePortRange.Size <= 0 {
 		errs = append(errs, errors.New("ServiceNodePortRange is empty"))
@@ -226,4 +232,14 @@ func (c *Config) validate() error {
 	}
 	errs = append(errs, c.Audit.Validate()...)
 	return errors.Join(errs...)
+}
+
+// checkServiceFamily is kube-apiserver's start-up check that the primary
+// service range is of the family of the address the server advertises,
+// which the kubernetes Service's endpoints hold.
+func checkServiceFamily(serviceRange *net.IPNet, public net.IP) []error {
+	if (serviceRange.IP.To4() == nil) != (public.To4() == nil) {
+		return []error{fmt.Errorf("service IP family %q must match public address family %q", serviceRange.String(), public.String())}
+	}
+	return nil
 }

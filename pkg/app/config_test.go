@@ -32,3 +32,22 @@ func TestNewRefusesAnIncompleteConfig(t *testing.T) {
 		t.Errorf("the listener is still open: Accept = %v", err)
 	}
 }
+
+// The primary service range must be of the advertised address's family,
+// with kube-apiserver 1.37.1's start-up error ("--service-cluster-ip-range=
+// fd00::/112,10.0.0.0/24 --advertise-address=10.1.2.3" makes it say so).
+func TestTheServiceRangeMatchesTheAdvertisedFamily(t *testing.T) {
+	c := NewConfig()
+	_, c.ServiceClusterIPRange, _ = net.ParseCIDR("fd00::/112")
+	_, c.SecondaryServiceClusterIPRange, _ = net.ParseCIDR("10.0.0.0/24")
+	c.AdvertiseAddress = net.ParseIP("10.1.2.3")
+	err := c.validate()
+	want := `service IP family "fd00::/112" must match public address family "10.1.2.3"`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("validate = %v, want an error %q", err, want)
+	}
+	c.AdvertiseAddress = net.ParseIP("fd00:1::3")
+	if err := c.validate(); err != nil && strings.Contains(err.Error(), "service IP family") {
+		t.Errorf("an IPv6 advertised address with an IPv6 primary range was refused: %v", err)
+	}
+}

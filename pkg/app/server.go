@@ -262,6 +262,8 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		// kube-apiserver's --endpoint-reconciler-type=lease.
 		EndpointLeases:            &reconcilers.EtcdLeases{Client: client, Prefix: c.Etcd.Prefix + "/masterleases/", TTL: reconcilers.DefaultLeaseTTL},
 		EndpointReconcileInterval: c.EndpointReconcileInterval,
+		// The second range of a dual-stack --service-cluster-ip-range.
+		SecondaryServiceClusterIPRange: c.SecondaryServiceClusterIPRange,
 	}, apiextensionsServer, disc)
 	if err != nil {
 		return nil, err

@@ -147,10 +147,10 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		return nil, errors.Join(errs...)
 	}
 	// Validate checked every value parsed here.
-	_, serviceNet, _ := net.ParseCIDR(o.ServiceClusterIPRange)
+	serviceNets, _ := parseServiceClusterIPRanges(o.ServiceClusterIPRange)
 	low, high, _ := ParsePortRange(o.ServiceNodePortRange)
 	runtimeConfig, _ := controlplane.ParseRuntimeConfig(o.RuntimeConfig)
-	return &app.Config{
+	c := &app.Config{
 		DataDir:           o.DataDir,
 		BindAddress:       o.BindAddress,
 		SecurePort:        o.SecurePort,
@@ -187,7 +187,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 			EncryptionProviderConfigAutomaticReload: o.EncryptionProviderConfigAutomaticReload,
 		},
 		WatchCache:                   o.WatchCacheConfig(),
-		ServiceClusterIPRange:        serviceNet,
+		ServiceClusterIPRange:        serviceNets[0],
 		ServiceNodePortRange:         utilnet.PortRange{Base: low, Size: high - low + 1},
 		Kubelet:                      o.Kubelet,
 		MaxRequestsInflight:          o.MaxRequestsInflight,
@@ -201,7 +201,12 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		Profiling:                    o.Profiling,
 		Audit:                        o.Audit.AuditConfig,
 		Logger:                       log,
-	}, nil
+	}
+	// A dual-stack cluster's second range, of the other family.
+	if len(serviceNets) == 2 {
+		c.SecondaryServiceClusterIPRange = serviceNets[1]
+	}
+	return c, nil
 }
 
 // ignoredFlags are kube-apiserver flags that kapi accepts so it can stand
@@ -283,7 +288,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.DefaultWatchCacheSize, "default-watch-cache-size", o.DefaultWatchCacheSize, "Default watch cache size. If zero, watch cache will be disabled for resources that do not have a default watch size set.")
 	fs.StringSliceVar(&o.WatchCacheSizes, "watch-cache-sizes", o.WatchCacheSizes, "Watch cache size settings for some resources (pods, nodes, etc.), comma separated. The individual setting format: resource[.group]#size, where resource is lowercase plural (no version), group is omitted for resources of apiVersion v1 (the legacy core API) and included for others, and size is a number. The only meaningful size setting to supply here is zero, which means to disable watch caching for the associated resource; all non-zero values are equivalent and mean to not disable watch caching for that resource.")
 
-	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR notation IP range from which to assign service cluster IPs.")
+	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR notation IP range from which to assign service cluster IPs. Max of two dual-stack CIDRs is allowed, the primary family first.")
 	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.")
 
 	fs.StringSliceVar(&o.Kubelet.PreferredAddressTypes, "kubelet-preferred-address-types", o.Kubelet.PreferredAddressTypes, "List of the preferred NodeAddressTypes to use for kubelet connections.")
@@ -326,8 +331,8 @@ func (o *Options) Validate() []error {
 	if (o.TLSCertFile == "") != (o.TLSPrivateKeyFile == "") {
 		errs = append(errs, fmt.Errorf("--tls-cert-file and --tls-private-key-file must be given together"))
 	}
-	if _, _, err := net.ParseCIDR(o.ServiceClusterIPRange); err != nil {
-		errs = append(errs, fmt.Errorf("--service-cluster-ip-range %q: %v", o.ServiceClusterIPRange, err))
+	if _, rangeErrs := parseServiceClusterIPRanges(o.ServiceClusterIPRange); len(rangeErrs) > 0 {
+		errs = append(errs, rangeErrs...)
 	}
 	if _, _, err := ParsePortRange(o.ServiceNodePortRange); err != nil {
 		errs = append(errs, fmt.Errorf("--service-node-port-range %q: %v", o.ServiceNodePortRange, err))

@@ -23,7 +23,7 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{[]string{"--secure-port=0"}, "--secure-port"},
 		{[]string{"--secure-port=70000"}, "--secure-port"},
 		{[]string{"--secure-port=abc"}, "--secure-port"},
-		{[]string{"--service-cluster-ip-range=10.0.0.0/33"}, "--service-cluster-ip-range"},
+		{[]string{"--service-cluster-ip-range=10.0.0.0/33"}, "service-cluster-ip-range"},
 		{[]string{"--service-node-port-range=32000-30000"}, "--service-node-port-range"},
 		{[]string{"--max-requests-inflight=-1"}, "--max-requests-inflight"},
 		{[]string{"--request-timeout=-1s"}, "--request-timeout"},

@@ -67,6 +67,9 @@ type Config struct {
 	RESTOptions generic.RESTOptions
 	// ServiceClusterIPRange is --service-cluster-ip-range.
 	ServiceClusterIPRange *net.IPNet
+	// SecondaryServiceClusterIPRange is the second range of a dual-stack
+	// --service-cluster-ip-range; nil on a single-stack cluster.
+	SecondaryServiceClusterIPRange *net.IPNet
 	// ServiceNodePortRange is --service-node-port-range.
 	ServiceNodePortRange utilnet.PortRange
 	// Kubelet is how kubelets are reached (--kubelet-*).
@@ -133,7 +136,7 @@ type Config struct {
 // line in its group's provider.
 func providers(cfg Config) []registry.StorageProvider {
 	return []registry.StorageProvider{
-		corerest.StorageProvider{ServiceClusterIPRange: cfg.ServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange, ServiceAccountTokens: cfg.ServiceAccountTokens,
+		corerest.StorageProvider{ServiceClusterIPRange: cfg.ServiceClusterIPRange, SecondaryServiceClusterIPRange: cfg.SecondaryServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange, ServiceAccountTokens: cfg.ServiceAccountTokens,
 			EtcdHealth: cfg.EtcdHealth, Kubelet: cfg.Kubelet, Authorizer: cfg.Authorizer, EndpointSlices: cfg.EndpointSlices, DisruptionBudgets: cfg.DisruptionBudgets},
 		appsrest.StorageProvider{},
 		authenticationrest.StorageProvider{Authenticator: cfg.Authenticator, APIAudiences: cfg.APIAudiences},
@@ -208,7 +211,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		s.AddPostStartHook("start-service-ip-repair-controllers", serviceRepairHook(core.services, cfg.Logger))
 	}
 	if cidrs := serviceCIDRStorageOf(served); cidrs != nil && cfg.ServiceClusterIPRange != nil {
-		s.AddPostStartHook("start-kubernetes-service-cidr-controller", defaultServiceCIDRHook(cidrs, []*net.IPNet{cfg.ServiceClusterIPRange}, cfg.Logger))
+		s.AddPostStartHook("start-kubernetes-service-cidr-controller", defaultServiceCIDRHook(cidrs, serviceRanges(cfg), cfg.Logger))
 	}
 	if servesGroup(served, flowcontrolv1.SchemeGroupVersion) {
 		s.AddPostStartHook(apfbootstrap.HookName, apfBootstrapHook(cfg.Logger))

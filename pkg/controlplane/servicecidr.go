@@ -142,3 +142,9 @@ func (st *serviceCIDRStorage) setReady(ctx context.Context, sc *networkingv1.Ser
 	}
 	return nil
 }
+
+// serviceRanges are the --service-cluster-ip-range ranges, primary first;
+// the secondary one is nil on a single-stack cluster.
+func serviceRanges(cfg Config) []*net.IPNet {
+	return []*net.IPNet{cfg.ServiceClusterIPRange, cfg.SecondaryServiceClusterIPRange}
+}

@@ -85,6 +85,10 @@ type Options struct {
 	// ServiceNodePortRange is the range node ports are allocated from
 	// (--service-node-port-range); zero means 30000-32767.
 	ServiceNodePortRange utilnet.PortRange
+	// ServiceClusterIPRanges are the service ranges
+	// (--service-cluster-ip-range): one, or two of different families,
+	// primary first, for a dual-stack cluster; nil means kapi's default.
+	ServiceClusterIPRanges []*net.IPNet
 	// RuntimeConfig switches built-in group versions off
 	// (--runtime-config), e.g. {"apps/v1": "false"}.
 	RuntimeConfig controlplane.RuntimeConfig
@@ -135,6 +139,12 @@ func (opts Options) config() *app.Config {
 	}
 	if opts.ServiceNodePortRange.Size != 0 {
 		c.ServiceNodePortRange = opts.ServiceNodePortRange
+	}
+	if n := len(opts.ServiceClusterIPRanges); n > 0 {
+		c.ServiceClusterIPRange = opts.ServiceClusterIPRanges[0]
+		if n > 1 {
+			c.SecondaryServiceClusterIPRange = opts.ServiceClusterIPRanges[1]
+		}
 	}
 	if opts.RuntimeConfig != nil {
 		c.RuntimeConfig = opts.RuntimeConfig

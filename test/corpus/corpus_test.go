@@ -4,13 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -26,20 +29,53 @@ const oracleEnv = "KAPI_CORPUS_ORACLE"
 // answers recorded instead; -run 'TestCorpus/<group>/<resource>' picks
 // the cases.
 func TestCorpus(t *testing.T) {
-	cases := caseFiles(t)
+	runCorpus(t, "testdata", testserver.Options{}, nil)
+}
+
+// dualStackRanges are the --service-cluster-ip-range of the dual-stack
+// corpus, on kapi and on the kube-apiserver it is recorded from.
+const dualStackRanges = "10.0.0.0/24,fd00:10:96::/112"
+
+// The cases of testdata-dualstack answer on a dual-stack kapi
+// (--service-cluster-ip-range=10.0.0.0/24,fd00:10:96::/112) as they did
+// on a kube-apiserver 1.37.1 started with the same flag. Recording needs
+// such a kube-apiserver: the test checks the oracle's default
+// ServiceCIDR before it records.
+func TestDualStackCorpus(t *testing.T) {
+	var ranges []*net.IPNet
+	for _, s := range strings.Split(dualStackRanges, ",") {
+		_, r, err := net.ParseCIDR(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranges = append(ranges, r)
+	}
+	runCorpus(t, "testdata-dualstack", testserver.Options{ServiceClusterIPRanges: ranges}, func(t *testing.T, s Server) {
+		checkServiceCIDRs(t, s, dualStackRanges)
+	})
+}
+
+// runCorpus replays the cases under root on a kapi started with opts, or
+// records them from the oracle, which checkOracle (if not nil) first
+// checks is configured as opts says.
+func runCorpus(t *testing.T, root string, opts testserver.Options, checkOracle func(*testing.T, Server)) {
+	cases := caseFiles(t, root)
 	if len(cases) == 0 {
-		t.Fatal("no cases in testdata")
+		t.Fatalf("no cases in %s", root)
 	}
 	oracle := os.Getenv(oracleEnv)
 	var server Server
 	if oracle != "" {
 		server = serverFromKubeconfig(t, oracle)
+		if checkOracle != nil {
+			checkOracle(t, server)
+		}
 	} else {
-		s := testserver.Start(t, testserver.Options{})
+		s := testserver.Start(t, opts)
 		server = serverFromConfig(t, s.ClientConfig)
 	}
 	for _, path := range cases {
-		name := strings.TrimSuffix(filepath.ToSlash(strings.TrimPrefix(path, "testdata"+string(filepath.Separator))), ".yaml")
+		name := strings.TrimSuffix(filepath.ToSlash(strings.TrimPrefix(path, root+string(filepath.Separator))), ".yaml")
 		t.Run(name, func(t *testing.T) {
 			c, err := Load(path)
 			if err != nil {
@@ -77,11 +113,11 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// caseFiles lists the case files below testdata.
-func caseFiles(t *testing.T) []string {
+// caseFiles lists the case files below root.
+func caseFiles(t *testing.T, root string) []string {
 	t.Helper()
 	var out []string
-	err := filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") {
 			out = append(out, path)
 		}
@@ -136,4 +172,23 @@ func roundTrip(t *testing.T, answers []Response) []Response {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// checkServiceCIDRs fails the test unless the server's default
+// ServiceCIDR holds ranges (comma-separated): recording cases from a
+// server configured otherwise would record the wrong answers.
+func checkServiceCIDRs(t *testing.T, s Server, ranges string) {
+	t.Helper()
+	resp, err := s.Client.Get(s.URL + "/apis/networking.k8s.io/v1/servicecidrs/kubernetes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var cidr networkingv1.ServiceCIDR
+	if err := json.NewDecoder(resp.Body).Decode(&cidr); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cidr.Spec.CIDRs, ","); got != ranges {
+		t.Fatalf("the oracle's default ServiceCIDR is %q, not %q: record from a kube-apiserver started with --service-cluster-ip-range=%s", got, ranges, ranges)
+	}
 }

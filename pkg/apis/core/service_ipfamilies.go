@@ -130,11 +130,12 @@ func applyPolicyToUpdate(svc, oldSvc *v1.Service) field.ErrorList {
 		}
 		return nil
 	}
+	// An empty list was not given (and is defaulted below), not reduced.
 	var allErrs field.ErrorList
-	if len(spec.ClusterIPs) < len(oldSvc.Spec.ClusterIPs) {
+	if len(spec.ClusterIPs) > 0 && len(spec.ClusterIPs) < len(oldSvc.Spec.ClusterIPs) {
 		allErrs = append(allErrs, field.Invalid(ipFamilyPolicyPath, spec.IPFamilyPolicy, "must be 'SingleStack' to release the secondary cluster IP"))
 	}
-	if len(spec.IPFamilies) < len(oldSvc.Spec.IPFamilies) {
+	if len(spec.IPFamilies) > 0 && len(spec.IPFamilies) < len(oldSvc.Spec.IPFamilies) {
 		allErrs = append(allErrs, field.Invalid(ipFamilyPolicyPath, spec.IPFamilyPolicy, "must be 'SingleStack' to release the secondary IP family"))
 	}
 	return allErrs

@@ -34,6 +34,10 @@ type StorageProvider struct {
 	// ServiceClusterIPRange is --service-cluster-ip-range, where services
 	// get their cluster IPs.
 	ServiceClusterIPRange *net.IPNet
+	// SecondaryServiceClusterIPRange is the second range of a dual-stack
+	// --service-cluster-ip-range, of the other IP family; nil on a
+	// single-stack cluster.
+	SecondaryServiceClusterIPRange *net.IPNet
 	// ServiceNodePortRange is --service-node-port-range.
 	ServiceNodePortRange utilnet.PortRange
 	// ServiceAccountTokens issue the tokens of serviceaccounts/token;
@@ -81,7 +85,7 @@ func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(ve
 		}
 		pods, err := pod.NewStorage(opts, conn, p.DisruptionBudgets)
 		v1.Add(pods, err)
-		services, err := service.NewStorage(opts, p.ServiceClusterIPRange, p.ServiceNodePortRange)
+		services, err := service.NewStorage(opts, p.serviceClusterIPRanges(), p.ServiceNodePortRange)
 		v1.Add(services, err)
 		if services != nil && pods != nil && nodes != nil {
 			v1.Add(service.NewProxy(services, pods.Pod, p.EndpointSlices, nodes.Kubelets.ProxyTransport()))
@@ -100,4 +104,12 @@ func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(ve
 		v1.Add(componentstatus.NewStorage(opts, componentstatus.Components(p.EtcdHealth)))
 	}
 	return g.Result()
+}
+
+// serviceClusterIPRanges are the service ranges, primary first.
+func (p StorageProvider) serviceClusterIPRanges() []*net.IPNet {
+	if p.SecondaryServiceClusterIPRange == nil {
+		return []*net.IPNet{p.ServiceClusterIPRange}
+	}
+	return []*net.IPNet{p.ServiceClusterIPRange, p.SecondaryServiceClusterIPRange}
 }

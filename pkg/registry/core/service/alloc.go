@@ -20,11 +20,52 @@ import (
 // allocators are what a Service is given its cluster IPs and node ports
 // from.
 type allocators struct {
-	ips   *ipallocator.Allocator
+	ips   clusterIPAllocators
 	ports *portallocator.Allocator
 	// families are the IP families of the cluster, primary first.
 	families []corev1.IPFamily
 }
+
+// clusterIPAllocators are the allocators of the cluster's IP families,
+// primary first: one on a single-stack cluster, two on a dual-stack one.
+// They share one table of IPAddress objects.
+type clusterIPAllocators []*ipallocator.Allocator
+
+// of is the allocator of family, nil if the cluster has not that family.
+func (c clusterIPAllocators) of(family corev1.IPFamily) *ipallocator.Allocator {
+	for _, a := range c {
+		if a.IPv6() == (family == corev1.IPv6Protocol) {
+			return a
+		}
+	}
+	return nil
+}
+
+// forIP is the allocator of ip's family, or the primary one, whose
+// answer for an IP of another family is that it is in no range.
+func (c clusterIPAllocators) forIP(ip netip.Addr) *ipallocator.Allocator {
+	for _, a := range c {
+		if a.IPv6() == ip.Is6() {
+			return a
+		}
+	}
+	return c[0]
+}
+
+func (c clusterIPAllocators) Allocate(ctx context.Context, ip netip.Addr, owner reservation.Owner, dryRun bool) error {
+	return c.forIP(ip).Allocate(ctx, ip, owner, dryRun)
+}
+
+func (c clusterIPAllocators) Release(ctx context.Context, ip netip.Addr, owner reservation.Owner) error {
+	return c.forIP(ip).Release(ctx, ip, owner)
+}
+
+func (c clusterIPAllocators) Owner(ctx context.Context, ip netip.Addr) (reservation.Owner, bool, error) {
+	return c.forIP(ip).Owner(ctx, ip)
+}
+
+// Table is the table of reservations the allocators share.
+func (c clusterIPAllocators) Table() *reservation.Table { return c[0].Table() }
 
 // txn is what one create or update request reserved. Storage has no
 // transaction spanning the reservations and the Service write, so the
@@ -128,8 +169,12 @@ func (t *txn) reserveIP(ctx context.Context, ip netip.Addr) error {
 	return nil
 }
 
-func (t *txn) nextIP(ctx context.Context) (netip.Addr, error) {
-	ip, err := t.alloc.ips.AllocateNext(ctx, t.owner, t.dryRun)
+func (t *txn) nextIP(ctx context.Context, family corev1.IPFamily) (netip.Addr, error) {
+	a := t.alloc.ips.of(family)
+	if a == nil {
+		return netip.Addr{}, fmt.Errorf("%s is not configured on this cluster", family)
+	}
+	ip, err := a.AllocateNext(ctx, t.owner, t.dryRun)
 	if err == nil && !t.dryRun {
 		t.heldIPs[ip] = true
 	}
@@ -183,7 +228,7 @@ func (t *txn) beginCreate(ctx context.Context, svc *corev1.Service) error {
 	if errs := core.DefaultServiceIPFamilies(svc, nil, t.alloc.families); len(errs) > 0 {
 		return invalid(svc, errs...)
 	}
-	if err := t.allocClusterIPs(ctx, svc); err != nil {
+	if err := t.allocClusterIPs(ctx, svc, 0); err != nil {
 		return err
 	}
 	if err := t.allocNodePorts(ctx, svc); err != nil {
@@ -206,12 +251,18 @@ func (t *txn) beginUpdate(ctx context.Context, svc, old *corev1.Service) error {
 	if errs := core.DefaultServiceIPFamilies(svc, old, t.alloc.families); len(errs) > 0 {
 		return invalid(svc, errs...)
 	}
-	// A Service leaving ExternalName needs cluster IPs. Every other change
-	// of cluster IPs is either a release (to ExternalName, or of a
-	// secondary IP), done in finish, or refused by validation. (On this
-	// single-stack cluster no Service can gain a secondary IP.)
-	if old.Spec.Type == corev1.ServiceTypeExternalName && svc.Spec.Type != corev1.ServiceTypeExternalName {
-		if err := t.allocClusterIPs(ctx, svc); err != nil {
+	// A Service leaving ExternalName needs cluster IPs, and one that
+	// gains a second family (SingleStack to PreferDualStack or
+	// RequireDualStack) needs its secondary IP. Every other change of
+	// cluster IPs is either a release (to ExternalName, or of a secondary
+	// IP), done in finish, or refused by validation.
+	switch {
+	case old.Spec.Type == corev1.ServiceTypeExternalName && svc.Spec.Type != corev1.ServiceTypeExternalName:
+		if err := t.allocClusterIPs(ctx, svc, 0); err != nil {
+			return err
+		}
+	case needsClusterIP(old) && len(old.Spec.ClusterIPs) == 1 && old.Spec.ClusterIPs[0] != corev1.ClusterIPNone && len(svc.Spec.IPFamilies) == 2:
+		if err := t.allocClusterIPs(ctx, svc, 1); err != nil {
 			return err
 		}
 	}
@@ -226,35 +277,47 @@ func (t *txn) beginUpdate(ctx context.Context, svc, old *corev1.Service) error {
 	return nil
 }
 
-// allocClusterIPs gives a Service that needs one a cluster IP: the one
-// asked for, or a free one.
-func (t *txn) allocClusterIPs(ctx context.Context, svc *corev1.Service) error {
+// allocClusterIPs gives a Service that needs them its cluster IPs, one
+// per family of spec.ipFamilies from the from'th on (0 on create, 1 when
+// an update asks for a secondary family): the one clusterIPs asks for at
+// that index, or a free one of the family.
+func (t *txn) allocClusterIPs(ctx context.Context, svc *corev1.Service, from int) error {
 	spec := &svc.Spec
 	if spec.Type == corev1.ServiceTypeExternalName || len(spec.ClusterIPs) > 0 && spec.ClusterIPs[0] == corev1.ClusterIPNone {
 		return nil
 	}
-	// Family defaulting left one family, the cluster's, and at most the
-	// IP of that family.
-	if len(spec.ClusterIPs) > 0 && spec.ClusterIPs[0] != "" {
-		requested := spec.ClusterIPs[0]
-		ip, err := netip.ParseAddr(requested)
-		if err != nil {
-			return apierrors.NewInternalError(fmt.Errorf("failed to parse service IP %q", requested))
-		}
-		if err := t.reserveIP(ctx, ip); err != nil {
-			if isAllocationError(err) {
-				return invalid(svc, field.Invalid(field.NewPath("spec", "clusterIPs"), spec.ClusterIPs, fmt.Sprintf("failed to allocate IP %s: %v", requested, err)))
+	// Family defaulting left families the cluster has, and at most one
+	// IP per family, in their order.
+	ips := slices.Clone(spec.ClusterIPs)
+	for i := from; i < len(spec.IPFamilies); i++ {
+		if i < len(ips) && ips[i] != "" {
+			requested := ips[i]
+			ip, err := netip.ParseAddr(requested)
+			if err != nil {
+				return apierrors.NewInternalError(fmt.Errorf("failed to parse service IP %q", requested))
 			}
-			return apierrors.NewInternalError(err)
+			if err := t.reserveIP(ctx, ip); err != nil {
+				if isAllocationError(err) {
+					return invalid(svc, field.Invalid(field.NewPath("spec", "clusterIPs"), spec.ClusterIPs, fmt.Sprintf("failed to allocate IP %s: %v", requested, err)))
+				}
+				return apierrors.NewInternalError(err)
+			}
+			continue
 		}
-		spec.ClusterIP, spec.ClusterIPs = requested, []string{requested}
-		return nil
+		ip, err := t.nextIP(ctx, spec.IPFamilies[i])
+		if err != nil {
+			return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: %v", err))
+		}
+		if i < len(ips) {
+			ips[i] = ip.String()
+		} else {
+			ips = append(ips, ip.String())
+		}
 	}
-	ip, err := t.nextIP(ctx)
-	if err != nil {
-		return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: %v", err))
+	spec.ClusterIPs = ips[:min(len(ips), len(spec.IPFamilies))]
+	if len(spec.ClusterIPs) > 0 {
+		spec.ClusterIP = spec.ClusterIPs[0]
 	}
-	spec.ClusterIP, spec.ClusterIPs = ip.String(), []string{ip.String()}
 	return nil
 }
 
@@ -560,6 +623,14 @@ func dropTypeDependentFields(svc, old *corev1.Service) {
 	if externallyAccessible(old) && !externallyAccessible(svc) && spec.ExternalTrafficPolicy == oldSpec.ExternalTrafficPolicy {
 		spec.ExternalTrafficPolicy = ""
 	}
+	// An ExternalName service has no internal traffic to route.
+	if needsClusterIP(old) && !needsClusterIP(svc) && equalTrafficPolicies(spec.InternalTrafficPolicy, oldSpec.InternalTrafficPolicy) {
+		spec.InternalTrafficPolicy = nil
+	}
+}
+
+func equalTrafficPolicies(a, b *corev1.ServiceInternalTrafficPolicy) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 func policyOf(p *corev1.IPFamilyPolicy) corev1.IPFamilyPolicy {

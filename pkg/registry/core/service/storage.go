@@ -23,6 +23,18 @@
 //     path that removes a Service runs.
 //
 // Dry runs reserve nothing but report conflicts as real requests would.
+//
+// # Dual-stack
+//
+// With two --service-cluster-ip-range ranges, one per IP family, a
+// Service has one cluster IP per family of spec.ipFamilies, filled in from
+// its spec.ipFamilyPolicy with the primary family first unless it asks
+// otherwise (core.DefaultServiceIPFamilies). An update that gives it a
+// second family reserves the secondary IP; one back to SingleStack
+// releases it. kube-apiserver creates that secondary IPAddress too, but
+// its repair controller may delete it (it can see the IPAddress before the
+// Service holding it is written) and restore it on its next pass; kapi
+// keeps it throughout.
 package service
 
 import (
@@ -128,16 +140,20 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of services and of their /status, with
-// cluster IPs from clusterIPs (--service-cluster-ip-range) and node ports
-// from nodePorts (--service-node-port-range). The reservations of both are
-// stored through opts.StorageFactory (see packages ipallocator and
-// portallocator).
-func NewStorage(opts generic.RESTOptions, clusterIPs *net.IPNet, nodePorts utilnet.PortRange) (*Storage, error) {
+// cluster IPs from clusterIPs (--service-cluster-ip-range: one range, or
+// two of different families on a dual-stack cluster, primary first) and
+// node ports from nodePorts (--service-node-port-range). The reservations
+// of both are stored through opts.StorageFactory (see packages
+// ipallocator and portallocator).
+func NewStorage(opts generic.RESTOptions, clusterIPs []*net.IPNet, nodePorts utilnet.PortRange) (*Storage, error) {
+	if len(clusterIPs) == 0 || len(clusterIPs) > 2 {
+		return nil, fmt.Errorf("--service-cluster-ip-range: want one or two ranges, got %d", len(clusterIPs))
+	}
 	ipStorage, err := ipallocator.NewStorage(opts.StorageFactory)
 	if err != nil {
 		return nil, err
 	}
-	ips, err := ipallocator.New(clusterIPs, ipStorage)
+	primary, err := ipallocator.New(clusterIPs[0], ipStorage)
 	if err != nil {
 		return nil, fmt.Errorf("--service-cluster-ip-range: %w", err)
 	}
@@ -145,7 +161,20 @@ func NewStorage(opts generic.RESTOptions, clusterIPs *net.IPNet, nodePorts utiln
 	if err != nil {
 		return nil, err
 	}
-	ips.SetServiceCIDRs(cidrStorage)
+	primary.SetServiceCIDRs(cidrStorage)
+	ips := clusterIPAllocators{primary}
+	families := []corev1.IPFamily{familyOf(primary)}
+	if len(clusterIPs) == 2 {
+		secondary, err := primary.Sibling(clusterIPs[1])
+		if err != nil {
+			return nil, fmt.Errorf("--service-cluster-ip-range: %w", err)
+		}
+		if secondary.IPv6() == primary.IPv6() {
+			return nil, fmt.Errorf("--service-cluster-ip-range: %s and %s are of the same IP family", clusterIPs[0], clusterIPs[1])
+		}
+		ips = append(ips, secondary)
+		families = append(families, familyOf(secondary))
+	}
 	portStorage, err := portallocator.NewStorage(opts.StorageFactory)
 	if err != nil {
 		return nil, err
@@ -154,12 +183,8 @@ func NewStorage(opts generic.RESTOptions, clusterIPs *net.IPNet, nodePorts utiln
 	if err != nil {
 		return nil, fmt.Errorf("--service-node-port-range: %w", err)
 	}
-	family := corev1.IPv4Protocol
-	if ips.First().Is6() {
-		family = corev1.IPv6Protocol
-	}
 	st := strategy{DefaultStrategy: generic.DefaultStrategy{Namespaced: true, CreateOnUpdate: true}}
-	r := &REST{alloc: &allocators{ips: ips, ports: ports, families: []corev1.IPFamily{family}}}
+	r := &REST{alloc: &allocators{ips: ips, ports: ports, families: families}}
 	r.Store = &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Service{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ServiceList{} },
@@ -182,7 +207,7 @@ func NewStorage(opts generic.RESTOptions, clusterIPs *net.IPNet, nodePorts utiln
 	if err := opts.Complete(r.Store, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	ips.SetHolds(r.holdsIP)
+	primary.SetHolds(r.holdsIP)
 	ports.SetHolds(r.holdsPort)
 	return &Storage{Service: r, Status: generic.NewSubresourceREST(r.Store, statusStrategy{st})}, nil
 }
@@ -193,8 +218,15 @@ func (s *Storage) Map() map[string]rest.Storage {
 	return map[string]rest.Storage{plural: s.Service, plural + "/status": s.Status}
 }
 
-// ClusterIPs is the cluster IP allocator.
-func (r *REST) ClusterIPs() *ipallocator.Allocator { return r.alloc.ips }
+// ClusterIPs is the cluster IP allocator of the primary family.
+func (r *REST) ClusterIPs() *ipallocator.Allocator { return r.alloc.ips[0] }
+
+func familyOf(a *ipallocator.Allocator) corev1.IPFamily {
+	if a.IPv6() {
+		return corev1.IPv6Protocol
+	}
+	return corev1.IPv4Protocol
+}
 
 // NodePorts is the node port allocator.
 func (r *REST) NodePorts() *portallocator.Allocator { return r.alloc.ports }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -70,15 +71,20 @@ type server struct {
 func (c *cluster) server(t *testing.T) *server {
 	t.Helper()
 	f := &storagebackend.Factory{Client: etcd.Client(), Prefix: c.prefix}
-	_, cidr, err := net.ParseCIDR(c.cidr)
-	if err != nil {
-		t.Fatal(err)
+	// cidr is one range, or two (dual-stack) separated by a comma.
+	var cidrs []*net.IPNet
+	for _, r := range strings.Split(c.cidr, ",") {
+		_, cidr, err := net.ParseCIDR(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cidrs = append(cidrs, cidr)
 	}
 	pr, err := utilnet.ParsePortRange(c.nodePorts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := NewStorage(generic.RESTOptions{StorageFactory: f}, cidr, *pr)
+	st, err := NewStorage(generic.RESTOptions{StorageFactory: f}, cidrs, *pr)
 	if err != nil {
 		t.Fatal(err)
 	}

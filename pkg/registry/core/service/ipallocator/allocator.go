@@ -81,6 +81,22 @@ func New(cidr *net.IPNet, st storage.Interface) (*Allocator, error) {
 	return newRange(cidr, table)
 }
 
+// Sibling returns the allocator of another range, the secondary
+// --service-cluster-ip-range of a dual-stack cluster, that shares a's
+// reservations and ServiceCIDRs: an IP is one IPAddress object whichever
+// range it comes from.
+func (a *Allocator) Sibling(cidr *net.IPNet) (*Allocator, error) {
+	s, err := newRange(cidr, a.table)
+	if err != nil {
+		return nil, err
+	}
+	s.cidrs = a.cidrs
+	return s, nil
+}
+
+// IPv6 reports whether the range is of the IPv6 family.
+func (a *Allocator) IPv6() bool { return a.prefix.Addr().Is6() }
+
 // newRange returns the allocator of cidr over the reservations of table.
 func newRange(cidr *net.IPNet, table *reservation.Table) (*Allocator, error) {
 	p, err := netip.ParsePrefix(cidr.String())
