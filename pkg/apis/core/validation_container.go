@@ -24,6 +24,8 @@ type containerContext struct {
 	gracePeriod   *int64                     // the pod's termination grace period
 	restartPolicy v1.RestartPolicy           // the pod's restart policy
 	hostUsers     bool                       // whether the pod shares the host's user namespace
+	// allowIndivisibleHugePages: an update of a pod that had them.
+	allowIndivisibleHugePages bool
 }
 
 // validateContainers validates a pod's regular containers.
@@ -187,7 +189,7 @@ func validateContainerCommon(c *v1.Container, cc containerContext, path *field.P
 	allErrs = append(allErrs, validateVolumeMounts(c, cc.volumes, path.Child("volumeMounts"))...)
 	allErrs = append(allErrs, validateVolumeDevices(c, cc.volumes, path.Child("volumeDevices"))...)
 	allErrs = append(allErrs, validatePullPolicy(c.ImagePullPolicy, path.Child("imagePullPolicy"))...)
-	allErrs = append(allErrs, validateResourceRequirements(&c.Resources, cc.podClaims, path.Child("resources"))...)
+	allErrs = append(allErrs, validateResourceRequirements(&c.Resources, cc.podClaims, cc.allowIndivisibleHugePages, path.Child("resources"))...)
 	allErrs = append(allErrs, validateResizePolicy(c.ResizePolicy, cc.restartPolicy, path.Child("resizePolicy"))...)
 	return append(allErrs, validateSecurityContext(c.SecurityContext, cc.hostUsers, path.Child("securityContext"))...)
 }
