@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -33,11 +34,26 @@ var Strategy = strategy{generic.SpecStrategy[*corev1.Pod]{
 	ValidateUpdateFunc: core.ValidatePodUpdate,
 }}
 
-// PrepareForCreate starts the pod Pending, with its QoS class.
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+// PrepareForCreate starts the pod pending, gated if it has scheduling
+// gates, merges its matchLabelKeys into its selectors and turns its
+// AppArmor annotations into fields, warning of them there (before the
+// annotations and the fields agree), as kube-apiserver does.
+func (strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	pod := obj.(*corev1.Pod)
 	pod.Generation = 1
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(pod)}
+	gateScheduling(pod, metav1.Now())
+	mergeLabelKeys(pod)
+	for _, w := range core.ApplyAppArmorAnnotations(pod) {
+		warning.AddWarning(ctx, w)
+	}
+}
+
+// WarningsOnCreate are kube-apiserver's warnings on a new pod. An update
+// gives none: kube-apiserver skips them on what is mostly a kubelet's
+// path.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return core.PodWarnings(obj.(*corev1.Pod))
 }
 
 // CheckGracefulDelete gives a pod its termination grace period, unless
@@ -53,6 +69,9 @@ func (strategy) CheckGracefulDelete(_ context.Context, obj runtime.Object, opts 
 	}
 	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		period = 0
+	}
+	if period < 0 {
+		period = 1
 	}
 	opts.GracePeriodSeconds = &period
 	return true
