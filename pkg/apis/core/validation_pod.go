@@ -686,12 +686,12 @@ func ValidatePodStatusUpdate(newPod, oldPod *v1.Pod) field.ErrorList {
 	// The kubelet never restarts ephemeral containers.
 	allErrs = append(allErrs, validateContainerStateTransitions(status.EphemeralContainerStatuses, oldPod.Status.EphemeralContainerStatuses, v1.RestartPolicyNever, nil, statusPath.Child("ephemeralContainerStatuses"))...)
 	allErrs = append(allErrs, validatePodResourceClaimStatuses(status.ResourceClaimStatuses, newPod.Spec.ResourceClaims, statusPath.Child("resourceClaimStatuses"))...)
-	allErrs = append(allErrs, validateIPList(podIPStrings(status.PodIPs), status.PodIPs, true, statusPath.Child("podIPs"))...)
+	allErrs = append(allErrs, validateIPList(podIPStrings(status.PodIPs), podIPStrings(oldPod.Status.PodIPs), status.PodIPs, true, statusPath.Child("podIPs"))...)
 	if len(status.HostIPs) > 0 {
 		if status.HostIP != status.HostIPs[0].IP {
 			allErrs = append(allErrs, field.Invalid(statusPath.Child("hostIPs").Index(0).Child("ip"), status.HostIPs[0].IP, "must be equal to `hostIP`"))
 		}
-		allErrs = append(allErrs, validateIPList(hostIPStrings(status.HostIPs), status.HostIPs, false, statusPath.Child("hostIPs"))...)
+		allErrs = append(allErrs, validateIPList(hostIPStrings(status.HostIPs), hostIPStrings(oldPod.Status.HostIPs), status.HostIPs, false, statusPath.Child("hostIPs"))...)
 	}
 	return allErrs
 }
@@ -771,11 +771,14 @@ func validatePodResourceClaimStatuses(statuses []v1.PodResourceClaimStatus, clai
 // duplicates, and at most one per IP family. kube-apiserver checks the
 // families before the duplicates for pod IPs and after them for host IPs;
 // familiesFirst keeps each order.
-func validateIPList[T any](ips []string, items []T, familiesFirst bool, fldPath *field.Path) field.ErrorList {
+func validateIPList[T any](ips, oldIPs []string, items []T, familiesFirst bool, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	valid := true
 	for i, ip := range ips {
-		errs := validation.IsValidIP(fldPath.Index(i), ip)
+		// The legacy rules of these fields: no leading zeros nor
+		// IPv4-mapped IPv6, but a non-canonical form is only warned of;
+		// IPs the pod already had are kept.
+		errs := validation.IsValidIPForLegacyField(fldPath.Index(i), ip, true, oldIPs)
 		valid = valid && len(errs) == 0
 		allErrs = append(allErrs, errs...)
 	}

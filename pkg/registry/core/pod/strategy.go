@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
@@ -80,7 +82,7 @@ func (strategy) CheckGracefulDelete(_ context.Context, obj runtime.Object, opts 
 // StatusStrategy lets /status change the status and nothing else: it
 // keeps the spec, the deletion timestamp and the owner references (old
 // kubelets wrote them wrong).
-var StatusStrategy = generic.StatusStrategy[*corev1.Pod]{
+var StatusStrategy = statusStrategy{generic.StatusStrategy[*corev1.Pod]{
 	SpecStrategy: Strategy.SpecStrategy,
 	KeepMetadata: func(meta, stored metav1.Object) {
 		meta.SetDeletionTimestamp(stored.GetDeletionTimestamp())
@@ -88,6 +90,52 @@ var StatusStrategy = generic.StatusStrategy[*corev1.Pod]{
 	},
 	ResetPaths:               [][]string{{"metadata", "deletionTimestamp"}, {"metadata", "ownerReferences"}},
 	ValidateStatusUpdateFunc: core.ValidatePodStatusUpdate,
+}}
+
+type statusStrategy struct {
+	generic.StatusStrategy[*corev1.Pod]
+}
+
+// PrepareForUpdate keeps all but the status. A status without a QoS class
+// keeps the old one (old kubelets dropped it), and observed generations
+// the writer left out, of the status and of each condition (matched by
+// type, in order), keep the old values.
+func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	s.StatusStrategy.PrepareForUpdate(ctx, obj, old)
+	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
+	if pod.Status.QOSClass == "" {
+		pod.Status.QOSClass = oldPod.Status.QOSClass
+	}
+	if pod.Status.ObservedGeneration == 0 {
+		pod.Status.ObservedGeneration = oldPod.Status.ObservedGeneration
+	}
+	oldGenerations := map[corev1.PodConditionType][]int64{}
+	for _, c := range oldPod.Status.Conditions {
+		oldGenerations[c.Type] = append(oldGenerations[c.Type], c.ObservedGeneration)
+	}
+	for i, c := range pod.Status.Conditions {
+		var oldGeneration int64
+		if gens := oldGenerations[c.Type]; len(gens) > 0 {
+			oldGeneration, oldGenerations[c.Type] = gens[0], gens[1:]
+		}
+		if c.ObservedGeneration == 0 {
+			pod.Status.Conditions[i].ObservedGeneration = oldGeneration
+		}
+	}
+}
+
+// WarningsOnUpdate warns of pod and host IPs not written the standard
+// way, as kube-apiserver does.
+func (statusStrategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	pod := obj.(*corev1.Pod)
+	var warnings []string
+	for i, ip := range pod.Status.PodIPs {
+		warnings = append(warnings, validation.GetWarningsForIP(field.NewPath("status", "podIPs").Index(i).Child("ip"), ip.IP)...)
+	}
+	for i, ip := range pod.Status.HostIPs {
+		warnings = append(warnings, validation.GetWarningsForIP(field.NewPath("status", "hostIPs").Index(i).Child("ip"), ip.IP)...)
+	}
+	return warnings
 }
 
 // qosClass is the pod's quality of service: BestEffort without any
