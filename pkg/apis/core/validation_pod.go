@@ -199,7 +199,7 @@ func validatePodSpec(spec *v1.PodSpec, fldPath *field.Path, ctx podSpecContext) 
 	allErrs = append(allErrs, volErrs...)
 	claims := podClaimNames(spec.ResourceClaims)
 	allErrs = append(allErrs, validatePodResourceClaims(spec.ResourceClaims, fldPath.Child("resourceClaims"))...)
-	cc := containerContext{volumes: volumes, podClaims: claims, gracePeriod: spec.TerminationGracePeriodSeconds, restartPolicy: spec.RestartPolicy, hostUsers: hostUsers, allowIndivisibleHugePages: ctx.opts.AllowIndivisibleHugePages}
+	cc := containerContext{volumes: volumes, podClaims: claims, gracePeriod: spec.TerminationGracePeriodSeconds, restartPolicy: spec.RestartPolicy, hostUsers: hostUsers, allowIndivisibleHugePages: ctx.opts.AllowIndivisibleHugePages, allowSysAdminWithoutEscalation: ctx.opts.AllowSysAdminWithoutEscalation}
 	allErrs = append(allErrs, validateContainers(spec.Containers, cc, fldPath.Child("containers"))...)
 	allErrs = append(allErrs, validateInitContainers(spec.InitContainers, spec.Containers, cc, fldPath.Child("initContainers"))...)
 	allErrs = append(allErrs, validateEphemeralContainers(spec.EphemeralContainers, spec.Containers, spec.InitContainers, cc, fldPath.Child("ephemeralContainers"))...)

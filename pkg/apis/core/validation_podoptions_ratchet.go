@@ -38,6 +38,11 @@ type PodValidationOptions struct {
 	// AllowInvalidDeletionCost: a pod deletion cost that is not a 32-bit
 	// integer.
 	AllowInvalidDeletionCost bool
+	// AllowSysAdminWithoutEscalation: CAP_SYS_ADMIN added to a container
+	// that may not escalate privileges.
+	AllowSysAdminWithoutEscalation bool
+	// AllowEmptyImageReference: a pod's image volume without a reference.
+	AllowEmptyImageReference bool
 }
 
 // PodValidationOptionsFor are the options of an update whose old object
@@ -80,6 +85,20 @@ func PodValidationOptionsFor(oldSpec *v1.PodSpec, oldMeta *metav1.ObjectMeta) Po
 			if t := source.ServiceAccountToken; t != nil && len(validateLocalNonReservedPath(t.Path, nil)) > 0 {
 				opts.AllowNonLocalTokenPath = true
 			}
+		}
+	}
+	visitContainers(oldSpec, nil, func(c *v1.Container, _ *field.Path) {
+		if sc := c.SecurityContext; sc != nil && sc.Capabilities != nil && (sc.AllowPrivilegeEscalation == nil || !*sc.AllowPrivilegeEscalation) {
+			for _, capability := range sc.Capabilities.Add {
+				if capability == "CAP_SYS_ADMIN" {
+					opts.AllowSysAdminWithoutEscalation = true
+				}
+			}
+		}
+	})
+	for _, vol := range oldSpec.Volumes {
+		if vol.Image != nil && vol.Image.Reference == "" {
+			opts.AllowEmptyImageReference = true
 		}
 	}
 	if sc := oldSpec.SecurityContext; sc != nil {

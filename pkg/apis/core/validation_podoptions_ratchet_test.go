@@ -83,7 +83,21 @@ var ratchetedRules = []struct {
 		},
 		want: []string{`spec.securityContext.sysctls[0].name: Invalid value: "net.ipv4.ip_forward": may not be specified when 'hostNetwork' is true`},
 	},
+	{
+		name: "CAP_SYS_ADMIN without privilege escalation",
+		break_: func(s *v1.PodSpec) {
+			s.Containers[0].SecurityContext = &v1.SecurityContext{
+				AllowPrivilegeEscalation: ptr(false),
+				Capabilities:             &v1.Capabilities{Add: []v1.Capability{"CAP_SYS_ADMIN"}},
+			}
+		},
+		want: []string{"spec.containers[0].securityContext: Invalid value: " + sysAdminValue + ": cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"},
+	},
 }
+
+// sysAdminValue is how kube-apiserver shows the security context: its
+// internal type, which has no JSON tags.
+const sysAdminValue = `{"Capabilities":{"Add":["CAP_SYS_ADMIN"],"Drop":null},"Privileged":null,"SELinuxOptions":null,"WindowsOptions":null,"RunAsUser":null,"RunAsGroup":null,"RunAsNonRoot":null,"ReadOnlyRootFilesystem":null,"AllowPrivilegeEscalation":false,"ProcMount":null,"SeccompProfile":null,"AppArmorProfile":null}`
 
 // A pod that breaks a rule is refused on create; one stored when the rule
 // did not hold yet stays updatable, its spec unchanged or not.
@@ -148,4 +162,16 @@ func TestSpreadMatchLabelKeysAfterMerge(t *testing.T) {
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `Invalid value: "tier": exists in both matchLabelKeys and labelSelector`) {
 		t.Errorf("a key both a label and an expression of the selector: got %v", errs)
 	}
+}
+
+// A pod's image volume needs a reference (a template's may leave it to be
+// filled in); a pod stored without one stays updatable.
+func TestPodUpdatesTolerateAnEmptyImageReference(t *testing.T) {
+	old := validPod()
+	old.Spec.Volumes = append(old.Spec.Volumes, v1.Volume{Name: "img", VolumeSource: v1.VolumeSource{Image: &v1.ImageVolumeSource{PullPolicy: v1.PullIfNotPresent}}})
+	assertErrors(t, core.ValidatePod(old), []string{"spec.volumes[1].image.reference: Required value"})
+
+	relabelled := old.DeepCopy()
+	relabelled.Labels = map[string]string{"tier": "front"}
+	assertErrors(t, core.ValidatePodUpdate(relabelled, old), nil)
 }

@@ -198,7 +198,7 @@ func volumeTypes(src *v1.VolumeSource, volName string, ctx podSpecContext, volPa
 		{"image", src.Image != nil, func(p *field.Path) field.ErrorList {
 			var allErrs field.ErrorList
 			// Templates may leave the reference to be filled in later.
-			if ctx.isPod && src.Image.Reference == "" {
+			if ctx.isPod && src.Image.Reference == "" && !ctx.opts.AllowEmptyImageReference {
 				allErrs = append(allErrs, field.Required(p.Child("reference"), ""))
 			}
 			return append(allErrs, validatePullPolicy(src.Image.PullPolicy, p.Child("pullPolicy"))...)
