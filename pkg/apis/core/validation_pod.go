@@ -204,6 +204,9 @@ func validatePodSpec(spec *v1.PodSpec, fldPath *field.Path, ctx podSpecContext) 
 	allErrs = append(allErrs, validateInitContainers(spec.InitContainers, spec.Containers, cc, fldPath.Child("initContainers"))...)
 	allErrs = append(allErrs, validateEphemeralContainers(spec.EphemeralContainers, spec.Containers, spec.InitContainers, cc, fldPath.Child("ephemeralContainers"))...)
 	allErrs = append(allErrs, validatePodResources(spec.Resources, fldPath.Child("resources"))...)
+	if spec.Resources != nil {
+		allErrs = append(allErrs, validatePodResourceConsistency(spec, fldPath.Child("resources"))...)
+	}
 	allErrs = append(allErrs, validateHostNetworkPorts(spec, ctx, fldPath)...)
 	allErrs = append(allErrs, validateRestartPolicy(spec.RestartPolicy, fldPath.Child("restartPolicy"))...)
 	allErrs = append(allErrs, validateDNSPolicy(spec.DNSPolicy, fldPath.Child("dnsPolicy"))...)

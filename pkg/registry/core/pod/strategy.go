@@ -39,16 +39,19 @@ var Strategy = strategy{generic.SpecStrategy[*corev1.Pod]{
 // PrepareForCreate starts the pod pending, gated if it has scheduling
 // gates, merges its matchLabelKeys into its selectors and turns its
 // AppArmor annotations into fields, warning of them there (before the
-// annotations and the fields agree), as kube-apiserver does.
+// annotations and the fields agree), and completes its pod-level
+// resources, which decide its QoS class, as kube-apiserver does.
 func (strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	pod := obj.(*corev1.Pod)
 	pod.Generation = 1
-	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(pod)}
+	pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
 	gateScheduling(pod, metav1.Now())
 	mergeLabelKeys(pod)
 	for _, w := range core.ApplyAppArmorAnnotations(pod) {
 		warning.AddWarning(ctx, w)
 	}
+	core.DefaultPodLevelResources(pod)
+	pod.Status.QOSClass = core.PodQOSClass(pod)
 }
 
 // WarningsOnCreate are kube-apiserver's warnings on a new pod. An update
@@ -136,33 +139,6 @@ func (statusStrategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object)
 		warnings = append(warnings, validation.GetWarningsForIP(field.NewPath("status", "hostIPs").Index(i).Child("ip"), ip.IP)...)
 	}
 	return warnings
-}
-
-// qosClass is the pod's quality of service: BestEffort without any
-// request or limit, Guaranteed when every container's CPU and memory
-// requests equal its limits, Burstable otherwise.
-func qosClass(pod *corev1.Pod) corev1.PodQOSClass {
-	containers := append(append([]corev1.Container(nil), pod.Spec.InitContainers...), pod.Spec.Containers...)
-	any, guaranteed := false, true
-	for _, c := range containers {
-		if len(c.Resources.Requests) > 0 || len(c.Resources.Limits) > 0 {
-			any = true
-		}
-		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-			limit, hasLimit := c.Resources.Limits[name]
-			req, hasReq := c.Resources.Requests[name]
-			if !hasLimit || (hasReq && req.Cmp(limit) != 0) {
-				guaranteed = false
-			}
-		}
-	}
-	switch {
-	case !any:
-		return corev1.PodQOSBestEffort
-	case guaranteed:
-		return corev1.PodQOSGuaranteed
-	}
-	return corev1.PodQOSBurstable
 }
 
 // selectableFields are the fields pods can be selected by.
