@@ -25,14 +25,14 @@ var (
 // ValidateDeployment validates a Deployment on create.
 func ValidateDeployment(d *appsv1.Deployment) field.ErrorList {
 	allErrs := core.ValidateObjectMeta(&d.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)
-	return append(allErrs, validateDeploymentSpec(&d.Spec, specPath)...)
+	return append(allErrs, validateDeploymentSpec(&d.Spec, specPath, core.PodValidationOptions{})...)
 }
 
 // ValidateDeploymentUpdate validates an update of a Deployment. In apps/v1
 // the selector is immutable: changing it would orphan the existing pods.
 func ValidateDeploymentUpdate(newD, oldD *appsv1.Deployment) field.ErrorList {
 	allErrs := core.ValidateObjectMetaUpdate(&newD.ObjectMeta, &oldD.ObjectMeta, metadataPath)
-	allErrs = append(allErrs, validateDeploymentSpec(&newD.Spec, specPath)...)
+	allErrs = append(allErrs, validateDeploymentSpec(&newD.Spec, specPath, core.PodTemplateValidationOptions(&oldD.Spec.Template))...)
 	return append(allErrs, apivalidation.ValidateImmutableField(newD.Spec.Selector, oldD.Spec.Selector, specPath.Child("selector"))...)
 }
 
@@ -52,7 +52,7 @@ func ValidateDeploymentStatusUpdate(newD, oldD *appsv1.Deployment) field.ErrorLi
 	return allErrs
 }
 
-func validateDeploymentSpec(spec *appsv1.DeploymentSpec, fldPath *field.Path) field.ErrorList {
+func validateDeploymentSpec(spec *appsv1.DeploymentSpec, fldPath *field.Path, opts core.PodValidationOptions) field.ErrorList {
 	var allErrs field.ErrorList
 	if spec.Replicas != nil {
 		allErrs = append(allErrs, apivalidation.ValidateNonnegativeField(int64(*spec.Replicas), fldPath.Child("replicas"))...)
@@ -69,7 +69,7 @@ func validateDeploymentSpec(spec *appsv1.DeploymentSpec, fldPath *field.Path) fi
 	if selector, err := metav1.LabelSelectorAsSelector(spec.Selector); err != nil {
 		allErrs = append(allErrs, field.Invalid(selectorPath, spec.Selector, "invalid label selector"))
 	} else {
-		allErrs = append(allErrs, validatePodTemplate(&spec.Template, selector, fldPath.Child("template"))...)
+		allErrs = append(allErrs, validatePodTemplate(&spec.Template, selector, fldPath.Child("template"), opts)...)
 	}
 	allErrs = append(allErrs, validateStrategy(&spec.Strategy, fldPath.Child("strategy"))...)
 	allErrs = append(allErrs, apivalidation.ValidateNonnegativeField(int64(spec.MinReadySeconds), fldPath.Child("minReadySeconds"))...)
@@ -89,13 +89,14 @@ func validateDeploymentSpec(spec *appsv1.DeploymentSpec, fldPath *field.Path) fi
 
 // validatePodTemplate validates the pod template of a Deployment or a
 // ReplicaSet: it must carry the labels the selector looks for, and
-// describe pods that run for ever.
-func validatePodTemplate(template *v1.PodTemplateSpec, selector labels.Selector, fldPath *field.Path) field.ErrorList {
+// describe pods that run for ever. opts are those of the old template on
+// an update.
+func validatePodTemplate(template *v1.PodTemplateSpec, selector labels.Selector, fldPath *field.Path, opts core.PodValidationOptions) field.ErrorList {
 	var allErrs field.ErrorList
 	if !selector.Empty() && !selector.Matches(labels.Set(template.Labels)) {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("metadata", "labels"), template.Labels, "`selector` does not match template `labels`"))
 	}
-	allErrs = append(allErrs, core.ValidatePodTemplateSpec(template, fldPath)...)
+	allErrs = append(allErrs, core.ValidatePodTemplateSpecWithOptions(template, fldPath, opts)...)
 	return append(allErrs, validateRestartPolicyAlways(&template.Spec, fldPath.Child("spec"), "ReplicaSet")...)
 }
 

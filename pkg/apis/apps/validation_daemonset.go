@@ -16,7 +16,7 @@ import (
 // ValidateDaemonSet validates a DaemonSet on create.
 func ValidateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
 	allErrs := core.ValidateObjectMeta(&ds.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)
-	return append(allErrs, validateDaemonSetSpec(&ds.Spec, specPath)...)
+	return append(allErrs, validateDaemonSetSpec(&ds.Spec, specPath, core.PodValidationOptions{})...)
 }
 
 // ValidateDaemonSetUpdate validates an update of a DaemonSet; its selector
@@ -24,7 +24,7 @@ func ValidateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
 func ValidateDaemonSetUpdate(newDS, oldDS *appsv1.DaemonSet) field.ErrorList {
 	allErrs := core.ValidateObjectMetaUpdate(&newDS.ObjectMeta, &oldDS.ObjectMeta, metadataPath)
 	allErrs = append(allErrs, apivalidation.ValidateImmutableField(newDS.Spec.Selector, oldDS.Spec.Selector, specPath.Child("selector"))...)
-	return append(allErrs, validateDaemonSetSpec(&newDS.Spec, specPath)...)
+	return append(allErrs, validateDaemonSetSpec(&newDS.Spec, specPath, core.PodTemplateValidationOptions(&oldDS.Spec.Template))...)
 }
 
 // ValidateDaemonSetStatusUpdate validates an update of a DaemonSet's
@@ -51,7 +51,7 @@ func ValidateDaemonSetStatusUpdate(newDS, oldDS *appsv1.DaemonSet) field.ErrorLi
 // validateDaemonSetSpec validates a DaemonSet's spec. Unlike the other
 // workloads, a missing selector is not reported as such: it selects
 // nothing, so the template's labels do not match it.
-func validateDaemonSetSpec(spec *appsv1.DaemonSetSpec, fldPath *field.Path) field.ErrorList {
+func validateDaemonSetSpec(spec *appsv1.DaemonSetSpec, fldPath *field.Path, opts core.PodValidationOptions) field.ErrorList {
 	selectorPath := fldPath.Child("selector")
 	allErrs := metavalidation.ValidateLabelSelector(spec.Selector, metavalidation.LabelSelectorValidationOptions{}, selectorPath)
 	if selector, err := metav1.LabelSelectorAsSelector(spec.Selector); err == nil && !selector.Matches(labels.Set(spec.Template.Labels)) {
@@ -61,7 +61,7 @@ func validateDaemonSetSpec(spec *appsv1.DaemonSetSpec, fldPath *field.Path) fiel
 		allErrs = append(allErrs, field.Invalid(selectorPath, spec.Selector, "empty selector is invalid for daemonset"))
 	}
 	templatePath := fldPath.Child("template")
-	allErrs = append(allErrs, core.ValidatePodTemplateSpec(&spec.Template, templatePath)...)
+	allErrs = append(allErrs, core.ValidatePodTemplateSpecWithOptions(&spec.Template, templatePath, opts)...)
 	allErrs = append(allErrs, validateRestartPolicyAlways(&spec.Template.Spec, templatePath.Child("spec"), "DaemonSet")...)
 	allErrs = append(allErrs, apivalidation.ValidateNonnegativeField(int64(spec.MinReadySeconds), fldPath.Child("minReadySeconds"))...)
 	allErrs = append(allErrs, validateDaemonSetUpdateStrategy(&spec.UpdateStrategy, fldPath.Child("updateStrategy"))...)

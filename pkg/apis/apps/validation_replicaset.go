@@ -13,14 +13,14 @@ import (
 // ValidateReplicaSet validates a ReplicaSet on create.
 func ValidateReplicaSet(rs *appsv1.ReplicaSet) field.ErrorList {
 	allErrs := core.ValidateObjectMeta(&rs.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)
-	return append(allErrs, validateReplicaSetSpec(&rs.Spec, specPath)...)
+	return append(allErrs, validateReplicaSetSpec(&rs.Spec, specPath, core.PodValidationOptions{})...)
 }
 
 // ValidateReplicaSetUpdate validates an update of a ReplicaSet. In apps/v1
 // the selector is immutable: changing it would orphan the existing pods.
 func ValidateReplicaSetUpdate(newRS, oldRS *appsv1.ReplicaSet) field.ErrorList {
 	allErrs := core.ValidateObjectMetaUpdate(&newRS.ObjectMeta, &oldRS.ObjectMeta, metadataPath)
-	allErrs = append(allErrs, validateReplicaSetSpec(&newRS.Spec, specPath)...)
+	allErrs = append(allErrs, validateReplicaSetSpec(&newRS.Spec, specPath, core.PodTemplateValidationOptions(&oldRS.Spec.Template))...)
 	return append(allErrs, apivalidation.ValidateImmutableField(newRS.Spec.Selector, oldRS.Spec.Selector, specPath.Child("selector"))...)
 }
 
@@ -55,7 +55,7 @@ func ValidateReplicaSetStatusUpdate(newRS, oldRS *appsv1.ReplicaSet) field.Error
 	return allErrs
 }
 
-func validateReplicaSetSpec(spec *appsv1.ReplicaSetSpec, fldPath *field.Path) field.ErrorList {
+func validateReplicaSetSpec(spec *appsv1.ReplicaSetSpec, fldPath *field.Path, opts core.PodValidationOptions) field.ErrorList {
 	var allErrs field.ErrorList
 	if spec.Replicas != nil {
 		allErrs = append(allErrs, apivalidation.ValidateNonnegativeField(int64(*spec.Replicas), fldPath.Child("replicas"))...)
@@ -74,7 +74,7 @@ func validateReplicaSetSpec(spec *appsv1.ReplicaSetSpec, fldPath *field.Path) fi
 	if selector, err := metav1.LabelSelectorAsSelector(spec.Selector); err != nil {
 		allErrs = append(allErrs, field.Invalid(selectorPath, spec.Selector, "invalid label selector"))
 	} else {
-		allErrs = append(allErrs, validatePodTemplate(&spec.Template, selector, fldPath.Child("template"))...)
+		allErrs = append(allErrs, validatePodTemplate(&spec.Template, selector, fldPath.Child("template"), opts)...)
 	}
 	return allErrs
 }

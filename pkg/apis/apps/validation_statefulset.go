@@ -23,6 +23,8 @@ import (
 // rules are stricter (kube-apiserver's ratcheting).
 type statefulSetRatchet struct {
 	serviceName, template, claimTemplates bool
+	// podOptions are those of the old pod template.
+	podOptions core.PodValidationOptions
 }
 
 // ValidateStatefulSet validates a StatefulSet on create. Its name becomes
@@ -42,6 +44,7 @@ func ValidateStatefulSetUpdate(newSS, oldSS *appsv1.StatefulSet) field.ErrorList
 	unchanged := statefulSetRatchet{
 		serviceName:    newSpec.ServiceName == oldSpec.ServiceName,
 		claimTemplates: apiequality.Semantic.DeepEqual(untyped(newSpec.VolumeClaimTemplates), untyped(oldSpec.VolumeClaimTemplates)),
+		podOptions:     core.PodTemplateValidationOptions(&oldSpec.Template),
 	}
 	unchanged.template = unchanged.claimTemplates && apiequality.Semantic.DeepEqual(newSpec.Template, oldSpec.Template)
 	allErrs = append(allErrs, validateStatefulSetSpec(newSpec, specPath, unchanged)...)
@@ -164,7 +167,7 @@ func validateStatefulSetSpec(spec *appsv1.StatefulSetSpec, fldPath *field.Path, 
 	if selector, err := metav1.LabelSelectorAsSelector(spec.Selector); err != nil {
 		allErrs = append(allErrs, field.Invalid(selectorPath, spec.Selector, ""))
 	} else {
-		allErrs = append(allErrs, validateStatefulSetTemplate(spec, selector, templatePath, unchanged.template)...)
+		allErrs = append(allErrs, validateStatefulSetTemplate(spec, selector, templatePath, unchanged.template, unchanged.podOptions)...)
 	}
 	return append(allErrs, validateRestartPolicyAlways(&spec.Template.Spec, templatePath.Child("spec"), "StatefulSet")...)
 }
@@ -172,7 +175,7 @@ func validateStatefulSetSpec(spec *appsv1.StatefulSetSpec, fldPath *field.Path, 
 // validateStatefulSetTemplate validates the pod template of a StatefulSet,
 // whose pods also have a volume for each claim template: a container may
 // mount one.
-func validateStatefulSetTemplate(spec *appsv1.StatefulSetSpec, selector labels.Selector, fldPath *field.Path, unchanged bool) field.ErrorList {
+func validateStatefulSetTemplate(spec *appsv1.StatefulSetSpec, selector labels.Selector, fldPath *field.Path, unchanged bool, opts core.PodValidationOptions) field.ErrorList {
 	var allErrs field.ErrorList
 	template := &spec.Template
 	if !selector.Empty() && !selector.Matches(labels.Set(template.Labels)) {
@@ -199,7 +202,7 @@ func validateStatefulSetTemplate(spec *appsv1.StatefulSetSpec, selector labels.S
 		volumes[claim.Name] = len(withClaims.Spec.Volumes)
 		withClaims.Spec.Volumes = append(withClaims.Spec.Volumes, volume)
 	}
-	return append(allErrs, core.ValidatePodTemplateSpec(withClaims, fldPath)...)
+	return append(allErrs, core.ValidatePodTemplateSpecWithOptions(withClaims, fldPath, opts)...)
 }
 
 // rollingUpdateValue is a StatefulSet's rolling update as kube-apiserver

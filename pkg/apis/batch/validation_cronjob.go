@@ -61,7 +61,11 @@ func validateCronJobSpec(spec, old *batchv1.CronJobSpec, fldPath *field.Path) fi
 		allErrs = append(allErrs, validateTimeZone(spec.TimeZone, fldPath.Child("timeZone"))...)
 	}
 	allErrs = append(allErrs, validateConcurrencyPolicy(spec.ConcurrencyPolicy, fldPath.Child("concurrencyPolicy"))...)
-	allErrs = append(allErrs, validateJobTemplateSpec(&spec.JobTemplate, fldPath.Child("jobTemplate"))...)
+	var podOpts core.PodValidationOptions
+	if old != nil {
+		podOpts = core.PodTemplateValidationOptions(&old.JobTemplate.Spec.Template)
+	}
+	allErrs = append(allErrs, validateJobTemplateSpec(&spec.JobTemplate, fldPath.Child("jobTemplate"), podOpts)...)
 	if spec.SuccessfulJobsHistoryLimit != nil {
 		allErrs = append(allErrs, apivalidation.ValidateNonnegativeField(int64(*spec.SuccessfulJobsHistoryLimit), fldPath.Child("successfulJobsHistoryLimit"))...)
 	}
@@ -146,8 +150,8 @@ func validateTimeZone(tz *string, fldPath *field.Path) field.ErrorList {
 
 // validateJobTemplateSpec validates the job template of a CronJob: a
 // JobSpec whose selector the server generates in each Job.
-func validateJobTemplateSpec(spec *batchv1.JobTemplateSpec, fldPath *field.Path) field.ErrorList {
-	allErrs := validateJobSpec(&spec.Spec, fldPath.Child("spec"))
+func validateJobTemplateSpec(spec *batchv1.JobTemplateSpec, fldPath *field.Path, podOpts core.PodValidationOptions) field.ErrorList {
+	allErrs := validateJobSpec(&spec.Spec, fldPath.Child("spec"), podOpts)
 	if spec.Spec.Selector != nil {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("spec", "selector"), spec.Spec.Selector, "`selector` will be auto-generated"))
 	}

@@ -76,6 +76,8 @@ type JobValidationOptions struct {
 	// has no active pods (never started, or suspended since) change its
 	// scheduling directives and container resources.
 	AllowMutablePodTemplate bool
+	// PodOptions are those of the old pod template on an update.
+	PodOptions core.PodValidationOptions
 }
 
 // ValidateJob validates a Job on create.
@@ -101,6 +103,7 @@ func JobUpdateOptions(old *batchv1.Job) JobValidationOptions {
 		RequirePrefixedLabels:            hadJobName && hadControllerUID,
 		AllowMutablePodTemplate: suspended && old.Status.Active == 0 &&
 			(notStarted || conditionTrue(old.Status.Conditions, batchv1.JobSuspended)),
+		PodOptions: core.PodTemplateValidationOptions(&old.Spec.Template),
 	}
 }
 
@@ -201,7 +204,7 @@ func validateNameAllowsCompletions(job *batchv1.Job) field.ErrorList {
 // validateJobSpecWithSelector validates the spec of a Job, which has a
 // selector matching its template.
 func validateJobSpecWithSelector(spec *batchv1.JobSpec, fldPath *field.Path, opts JobValidationOptions) field.ErrorList {
-	allErrs := validateJobSpec(spec, fldPath)
+	allErrs := validateJobSpec(spec, fldPath, opts.PodOptions)
 	if spec.Selector == nil {
 		allErrs = append(allErrs, field.Required(fldPath.Child("selector"), ""))
 	} else {
@@ -216,7 +219,7 @@ func validateJobSpecWithSelector(spec *batchv1.JobSpec, fldPath *field.Path, opt
 
 // validateJobSpec validates a JobSpec, in a Job or in a CronJob's job
 // template.
-func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path) field.ErrorList {
+func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path, podOpts core.PodValidationOptions) field.ErrorList {
 	var allErrs field.ErrorList
 	nonNegative := func(v *int32, name string) {
 		if v != nil {
@@ -255,7 +258,7 @@ func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path) field.ErrorList
 		}
 	}
 	allErrs = append(allErrs, validatePodReplacementPolicy(spec, fldPath.Child("podReplacementPolicy"))...)
-	allErrs = append(allErrs, core.ValidatePodTemplateSpec(&spec.Template, fldPath.Child("template"))...)
+	allErrs = append(allErrs, core.ValidatePodTemplateSpecWithOptions(&spec.Template, fldPath.Child("template"), podOpts)...)
 
 	// A pod template's restart policy defaults to Always, so both that and
 	// none mean the user gave no valid one.

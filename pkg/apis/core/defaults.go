@@ -154,6 +154,11 @@ func externallyAccessible(svc *v1.Service) bool {
 // and host-network pods expose every container port on the host.
 func SetDefaultsPod(pod *v1.Pod) {
 	spec := &pod.Spec
+	// A pod (not a template) with a negative grace period gets 1.
+	if g := spec.TerminationGracePeriodSeconds; g != nil && *g < 0 {
+		one := int64(1)
+		spec.TerminationGracePeriodSeconds = &one
+	}
 	for i := range spec.Containers {
 		defaultRequestsFromLimits(&spec.Containers[i].Resources)
 	}

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apis/internal/gofields"
 )
 
 // containerContext is what validating a container needs to know about its
@@ -24,6 +26,10 @@ type containerContext struct {
 	gracePeriod   *int64                     // the pod's termination grace period
 	restartPolicy v1.RestartPolicy           // the pod's restart policy
 	hostUsers     bool                       // whether the pod shares the host's user namespace
+	// allowIndivisibleHugePages: an update of a pod that had them.
+	allowIndivisibleHugePages bool
+	// allowSysAdminWithoutEscalation: an update of a pod that had it.
+	allowSysAdminWithoutEscalation bool
 }
 
 // validateContainers validates a pod's regular containers.
@@ -187,9 +193,9 @@ func validateContainerCommon(c *v1.Container, cc containerContext, path *field.P
 	allErrs = append(allErrs, validateVolumeMounts(c, cc.volumes, path.Child("volumeMounts"))...)
 	allErrs = append(allErrs, validateVolumeDevices(c, cc.volumes, path.Child("volumeDevices"))...)
 	allErrs = append(allErrs, validatePullPolicy(c.ImagePullPolicy, path.Child("imagePullPolicy"))...)
-	allErrs = append(allErrs, validateResourceRequirements(&c.Resources, cc.podClaims, path.Child("resources"))...)
+	allErrs = append(allErrs, validateResourceRequirements(&c.Resources, cc.podClaims, cc.allowIndivisibleHugePages, path.Child("resources"))...)
 	allErrs = append(allErrs, validateResizePolicy(c.ResizePolicy, cc.restartPolicy, path.Child("resizePolicy"))...)
-	return append(allErrs, validateSecurityContext(c.SecurityContext, cc.hostUsers, path.Child("securityContext"))...)
+	return append(allErrs, validateSecurityContext(c.SecurityContext, cc.hostUsers, cc.allowSysAdminWithoutEscalation, path.Child("securityContext"))...)
 }
 
 func validateTerminationMessagePolicy(policy v1.TerminationMessagePolicy, fldPath *field.Path) field.ErrorList {
@@ -828,7 +834,7 @@ func validatePortNumOrName(port intstr.IntOrString, fldPath *field.Path) field.E
 // validateSecurityContext validates a container's security context.
 // Privileged containers are allowed: kapi, like kube-apiserver started with
 // --allow-privileged=true, leaves that decision to admission.
-func validateSecurityContext(sc *v1.SecurityContext, hostUsers bool, fldPath *field.Path) field.ErrorList {
+func validateSecurityContext(sc *v1.SecurityContext, hostUsers, allowSysAdminWithoutEscalation bool, fldPath *field.Path) field.ErrorList {
 	if sc == nil {
 		return nil
 	}
@@ -853,12 +859,12 @@ func validateSecurityContext(sc *v1.SecurityContext, hostUsers bool, fldPath *fi
 	allErrs = append(allErrs, validateSeccompProfile(sc.SeccompProfile, fldPath.Child("seccompProfile"))...)
 	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
 		if isTrue(sc.Privileged) {
-			allErrs = append(allErrs, field.Invalid(fldPath, sc, "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
+			allErrs = append(allErrs, field.Invalid(fldPath, gofields.Value(sc), "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
 		}
-		if sc.Capabilities != nil {
+		if sc.Capabilities != nil && !allowSysAdminWithoutEscalation {
 			for _, capability := range sc.Capabilities.Add {
 				if capability == "CAP_SYS_ADMIN" {
-					allErrs = append(allErrs, field.Invalid(fldPath, sc, "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"))
+					allErrs = append(allErrs, field.Invalid(fldPath, gofields.Value(sc), "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"))
 				}
 			}
 		}

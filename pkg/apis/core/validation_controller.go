@@ -17,14 +17,14 @@ func ValidatePodTemplate(pt *v1.PodTemplate) field.ErrorList {
 // change of the template is allowed.
 func ValidatePodTemplateUpdate(pt, old *v1.PodTemplate) field.ErrorList {
 	allErrs := ValidateObjectMetaUpdate(&pt.ObjectMeta, &old.ObjectMeta, metadataPath)
-	return append(allErrs, ValidatePodTemplateSpec(&pt.Template, field.NewPath("template"))...)
+	return append(allErrs, ValidatePodTemplateSpecWithOptions(&pt.Template, field.NewPath("template"), PodTemplateValidationOptions(&old.Template))...)
 }
 
 // ValidateReplicationController validates a controller on create.
 func ValidateReplicationController(rc *v1.ReplicationController) field.ErrorList {
 	allErrs := validateReplicas(rc.Spec.Replicas)
 	allErrs = append(allErrs, ValidateObjectMeta(&rc.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)...)
-	return append(allErrs, validateReplicationControllerSpec(&rc.Spec, specPath)...)
+	return append(allErrs, validateReplicationControllerSpec(&rc.Spec, specPath, PodValidationOptions{})...)
 }
 
 // ValidateReplicationControllerUpdate validates an update: the same rules
@@ -32,7 +32,7 @@ func ValidateReplicationController(rc *v1.ReplicationController) field.ErrorList
 func ValidateReplicationControllerUpdate(rc, old *v1.ReplicationController) field.ErrorList {
 	allErrs := validateReplicas(rc.Spec.Replicas)
 	allErrs = append(allErrs, ValidateObjectMetaUpdate(&rc.ObjectMeta, &old.ObjectMeta, metadataPath)...)
-	return append(allErrs, validateReplicationControllerSpec(&rc.Spec, specPath)...)
+	return append(allErrs, validateReplicationControllerSpec(&rc.Spec, specPath, PodTemplateValidationOptions(old.Spec.Template))...)
 }
 
 // validateReplicas checks spec.replicas, a rule kube-apiserver declares on
@@ -78,7 +78,7 @@ func ValidateReplicationControllerStatusUpdate(rc, old *v1.ReplicationController
 // validateReplicationControllerSpec requires a non-empty selector that
 // matches the template's labels, and a template whose pods restart
 // always and have no deadline.
-func validateReplicationControllerSpec(spec *v1.ReplicationControllerSpec, fldPath *field.Path) field.ErrorList {
+func validateReplicationControllerSpec(spec *v1.ReplicationControllerSpec, fldPath *field.Path, opts PodValidationOptions) field.ErrorList {
 	allErrs := apivalidation.ValidateNonnegativeField(int64(spec.MinReadySeconds), fldPath.Child("minReadySeconds"))
 	selector := labels.Set(spec.Selector).AsSelector()
 	if selector.Empty() {
@@ -93,7 +93,7 @@ func validateReplicationControllerSpec(spec *v1.ReplicationControllerSpec, fldPa
 	if !selector.Empty() && !selector.Matches(labels.Set(t.Labels)) {
 		allErrs = append(allErrs, field.Invalid(templatePath.Child("metadata", "labels"), t.Labels, "`selector` does not match template `labels`"))
 	}
-	allErrs = append(allErrs, ValidatePodTemplateSpec(t, templatePath)...)
+	allErrs = append(allErrs, ValidatePodTemplateSpecWithOptions(t, templatePath, opts)...)
 	if t.Spec.RestartPolicy != v1.RestartPolicyAlways {
 		allErrs = append(allErrs, field.NotSupported(templatePath.Child("spec", "restartPolicy"), t.Spec.RestartPolicy, []v1.RestartPolicy{v1.RestartPolicyAlways}))
 	}

@@ -27,11 +27,14 @@ type podSpecContext struct {
 	// podMeta is the metadata of the pod, used to name the claims of
 	// ephemeral volumes; nil for templates.
 	podMeta *metav1.ObjectMeta
+	// opts are the rules an update tolerates because the old object
+	// already broke them.
+	opts PodValidationOptions
 }
 
 // ValidatePod validates a Pod on create.
 func ValidatePod(pod *v1.Pod) field.ErrorList {
-	allErrs := validatePodMetadataAndSpec(pod, false)
+	allErrs := validatePodMetadataAndSpec(pod, PodValidationOptions{})
 	// Ephemeral containers are only added through their own subresource.
 	if len(pod.Spec.EphemeralContainers) > 0 {
 		allErrs = append(allErrs, field.Forbidden(specPath.Child("ephemeralContainers"), "cannot be set on create"))
@@ -43,12 +46,11 @@ func ValidatePod(pod *v1.Pod) field.ErrorList {
 }
 
 // validatePodMetadataAndSpec holds the checks a pod passes both on create
-// and on every update. An invalid deletion cost annotation is tolerated on
-// pods that already had one.
-func validatePodMetadataAndSpec(pod *v1.Pod, allowInvalidDeletionCost bool) field.ErrorList {
+// and on every update; an update passes the options of the old pod.
+func validatePodMetadataAndSpec(pod *v1.Pod, opts PodValidationOptions) field.ErrorList {
 	allErrs := ValidateObjectMeta(&pod.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)
-	allErrs = append(allErrs, validatePodAnnotations(pod.Annotations, &pod.Spec, allowInvalidDeletionCost, metadataPath.Child("annotations"))...)
-	allErrs = append(allErrs, validatePodSpec(&pod.Spec, specPath, podSpecContext{isPod: true, podMeta: &pod.ObjectMeta})...)
+	allErrs = append(allErrs, validatePodAnnotations(pod.Annotations, &pod.Spec, opts.AllowInvalidDeletionCost, metadataPath.Child("annotations"))...)
+	allErrs = append(allErrs, validatePodSpec(&pod.Spec, specPath, podSpecContext{isPod: true, podMeta: &pod.ObjectMeta, opts: opts})...)
 
 	// A projected service account token needs an account to be issued for.
 	if pod.Spec.ServiceAccountName == "" {
@@ -167,10 +169,16 @@ func visitContainers(spec *v1.PodSpec, fldPath *field.Path, fn func(*v1.Containe
 // ValidatePodTemplateSpec validates the pod template of a workload
 // (Deployment, ReplicaSet, ...), at fldPath.
 func ValidatePodTemplateSpec(template *v1.PodTemplateSpec, fldPath *field.Path) field.ErrorList {
+	return ValidatePodTemplateSpecWithOptions(template, fldPath, PodValidationOptions{})
+}
+
+// ValidatePodTemplateSpecWithOptions validates a pod template with the
+// options of an update (PodTemplateValidationOptions of the old template).
+func ValidatePodTemplateSpecWithOptions(template *v1.PodTemplateSpec, fldPath *field.Path, opts PodValidationOptions) field.ErrorList {
 	allErrs := metavalidation.ValidateLabels(template.Labels, fldPath.Child("labels"))
 	allErrs = append(allErrs, apivalidation.ValidateAnnotations(template.Annotations, fldPath.Child("annotations"))...)
-	allErrs = append(allErrs, validatePodAnnotations(template.Annotations, &template.Spec, false, fldPath.Child("annotations"))...)
-	allErrs = append(allErrs, validatePodSpec(&template.Spec, fldPath.Child("spec"), podSpecContext{})...)
+	allErrs = append(allErrs, validatePodAnnotations(template.Annotations, &template.Spec, opts.AllowInvalidDeletionCost, fldPath.Child("annotations"))...)
+	allErrs = append(allErrs, validatePodSpec(&template.Spec, fldPath.Child("spec"), podSpecContext{opts: opts})...)
 	if len(template.Spec.EphemeralContainers) > 0 {
 		allErrs = append(allErrs, field.Forbidden(fldPath.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
 	}
@@ -191,22 +199,25 @@ func validatePodSpec(spec *v1.PodSpec, fldPath *field.Path, ctx podSpecContext) 
 	allErrs = append(allErrs, volErrs...)
 	claims := podClaimNames(spec.ResourceClaims)
 	allErrs = append(allErrs, validatePodResourceClaims(spec.ResourceClaims, fldPath.Child("resourceClaims"))...)
-	cc := containerContext{volumes: volumes, podClaims: claims, gracePeriod: spec.TerminationGracePeriodSeconds, restartPolicy: spec.RestartPolicy, hostUsers: hostUsers}
+	cc := containerContext{volumes: volumes, podClaims: claims, gracePeriod: spec.TerminationGracePeriodSeconds, restartPolicy: spec.RestartPolicy, hostUsers: hostUsers, allowIndivisibleHugePages: ctx.opts.AllowIndivisibleHugePages, allowSysAdminWithoutEscalation: ctx.opts.AllowSysAdminWithoutEscalation}
 	allErrs = append(allErrs, validateContainers(spec.Containers, cc, fldPath.Child("containers"))...)
 	allErrs = append(allErrs, validateInitContainers(spec.InitContainers, spec.Containers, cc, fldPath.Child("initContainers"))...)
 	allErrs = append(allErrs, validateEphemeralContainers(spec.EphemeralContainers, spec.Containers, spec.InitContainers, cc, fldPath.Child("ephemeralContainers"))...)
 	allErrs = append(allErrs, validatePodResources(spec.Resources, fldPath.Child("resources"))...)
+	if spec.Resources != nil {
+		allErrs = append(allErrs, validatePodResourceConsistency(spec, fldPath.Child("resources"))...)
+	}
 	allErrs = append(allErrs, validateHostNetworkPorts(spec, ctx, fldPath)...)
 	allErrs = append(allErrs, validateRestartPolicy(spec.RestartPolicy, fldPath.Child("restartPolicy"))...)
 	allErrs = append(allErrs, validateDNSPolicy(spec.DNSPolicy, fldPath.Child("dnsPolicy"))...)
 	allErrs = append(allErrs, metavalidation.ValidateLabels(spec.NodeSelector, fldPath.Child("nodeSelector"))...)
-	allErrs = append(allErrs, validatePodSecurityContext(spec, fldPath, fldPath.Child("securityContext"))...)
+	allErrs = append(allErrs, validatePodSecurityContext(spec, ctx.opts, fldPath, fldPath.Child("securityContext"))...)
 	allErrs = append(allErrs, validateImagePullSecrets(spec.ImagePullSecrets, fldPath.Child("imagePullSecrets"))...)
-	allErrs = append(allErrs, validateAffinity(spec.Affinity, fldPath.Child("affinity"))...)
+	allErrs = append(allErrs, validateAffinity(spec.Affinity, ctx.opts, fldPath.Child("affinity"))...)
 	allErrs = append(allErrs, validatePodDNSConfig(spec.DNSConfig, spec.DNSPolicy, fldPath.Child("dnsConfig"))...)
 	allErrs = append(allErrs, validateReadinessGates(spec.ReadinessGates, fldPath.Child("readinessGates"))...)
 	allErrs = append(allErrs, validateSchedulingGates(spec.SchedulingGates, fldPath.Child("schedulingGates"))...)
-	allErrs = append(allErrs, validateTopologySpreadConstraints(spec.TopologySpreadConstraints, fldPath.Child("topologySpreadConstraints"))...)
+	allErrs = append(allErrs, validateTopologySpreadConstraints(spec.TopologySpreadConstraints, ctx.opts, fldPath.Child("topologySpreadConstraints"))...)
 	allErrs = append(allErrs, validateHostUsers(spec, fldPath)...)
 	if spec.ServiceAccountName != "" {
 		allErrs = append(allErrs, validateName(apivalidation.ValidateServiceAccountName, spec.ServiceAccountName, fldPath.Child("serviceAccountName"))...)
@@ -235,7 +246,7 @@ func validatePodSpec(spec *v1.PodSpec, fldPath *field.Path, ctx podSpecContext) 
 		allErrs = append(allErrs, validatePreemptionPolicy(*spec.PreemptionPolicy, fldPath.Child("preemptionPolicy"))...)
 	}
 	if spec.Overhead != nil {
-		allErrs = append(allErrs, validateResourceRequirements(&v1.ResourceRequirements{Limits: spec.Overhead}, nil, fldPath.Child("overhead"))...)
+		allErrs = append(allErrs, validateResourceRequirements(&v1.ResourceRequirements{Limits: spec.Overhead}, nil, ctx.opts.AllowIndivisibleHugePages, fldPath.Child("overhead"))...)
 	}
 	return append(allErrs, validatePodOS(spec, fldPath)...)
 }
@@ -436,8 +447,7 @@ var updatablePodSpecFields = []string{
 // constraints may change.
 func ValidatePodUpdate(newPod, oldPod *v1.Pod) field.ErrorList {
 	allErrs := ValidateObjectMetaUpdate(&newPod.ObjectMeta, &oldPod.ObjectMeta, metadataPath)
-	allowInvalidCost := !validDeletionCost(oldPod.Annotations)
-	allErrs = append(allErrs, validatePodMetadataAndSpec(newPod, allowInvalidCost)...)
+	allErrs = append(allErrs, validatePodMetadataAndSpec(newPod, PodValidationOptionsFor(&oldPod.Spec, &oldPod.ObjectMeta))...)
 	// Annotations are validated a second time here, as kube-apiserver does.
 	allErrs = append(allErrs, validatePodAnnotationUpdates(newPod, oldPod, metadataPath.Child("annotations"))...)
 
@@ -679,12 +689,12 @@ func ValidatePodStatusUpdate(newPod, oldPod *v1.Pod) field.ErrorList {
 	// The kubelet never restarts ephemeral containers.
 	allErrs = append(allErrs, validateContainerStateTransitions(status.EphemeralContainerStatuses, oldPod.Status.EphemeralContainerStatuses, v1.RestartPolicyNever, nil, statusPath.Child("ephemeralContainerStatuses"))...)
 	allErrs = append(allErrs, validatePodResourceClaimStatuses(status.ResourceClaimStatuses, newPod.Spec.ResourceClaims, statusPath.Child("resourceClaimStatuses"))...)
-	allErrs = append(allErrs, validateIPList(podIPStrings(status.PodIPs), status.PodIPs, true, statusPath.Child("podIPs"))...)
+	allErrs = append(allErrs, validateIPList(podIPStrings(status.PodIPs), podIPStrings(oldPod.Status.PodIPs), status.PodIPs, true, statusPath.Child("podIPs"))...)
 	if len(status.HostIPs) > 0 {
 		if status.HostIP != status.HostIPs[0].IP {
 			allErrs = append(allErrs, field.Invalid(statusPath.Child("hostIPs").Index(0).Child("ip"), status.HostIPs[0].IP, "must be equal to `hostIP`"))
 		}
-		allErrs = append(allErrs, validateIPList(hostIPStrings(status.HostIPs), status.HostIPs, false, statusPath.Child("hostIPs"))...)
+		allErrs = append(allErrs, validateIPList(hostIPStrings(status.HostIPs), hostIPStrings(oldPod.Status.HostIPs), status.HostIPs, false, statusPath.Child("hostIPs"))...)
 	}
 	return allErrs
 }
@@ -764,11 +774,14 @@ func validatePodResourceClaimStatuses(statuses []v1.PodResourceClaimStatus, clai
 // duplicates, and at most one per IP family. kube-apiserver checks the
 // families before the duplicates for pod IPs and after them for host IPs;
 // familiesFirst keeps each order.
-func validateIPList[T any](ips []string, items []T, familiesFirst bool, fldPath *field.Path) field.ErrorList {
+func validateIPList[T any](ips, oldIPs []string, items []T, familiesFirst bool, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	valid := true
 	for i, ip := range ips {
-		errs := validation.IsValidIP(fldPath.Index(i), ip)
+		// The legacy rules of these fields: no leading zeros nor
+		// IPv4-mapped IPv6, but a non-canonical form is only warned of;
+		// IPs the pod already had are kept.
+		errs := validation.IsValidIPForLegacyField(fldPath.Index(i), ip, true, oldIPs)
 		valid = valid && len(errs) == 0
 		allErrs = append(allErrs, errs...)
 	}

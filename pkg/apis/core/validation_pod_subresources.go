@@ -14,7 +14,7 @@ import (
 // removed nor changed, and static pods take none.
 func ValidatePodEphemeralContainersUpdate(newPod, oldPod *v1.Pod) field.ErrorList {
 	allErrs := ValidateObjectMetaUpdate(&newPod.ObjectMeta, &oldPod.ObjectMeta, metadataPath)
-	allErrs = append(allErrs, validatePodMetadataAndSpec(newPod, !validDeletionCost(oldPod.Annotations))...)
+	allErrs = append(allErrs, validatePodMetadataAndSpec(newPod, PodValidationOptionsFor(&oldPod.Spec, &oldPod.ObjectMeta))...)
 	allErrs = append(allErrs, validatePodAnnotationUpdates(newPod, oldPod, metadataPath.Child("annotations"))...)
 	if _, ok := oldPod.Annotations[v1.MirrorPodAnnotationKey]; ok {
 		return field.ErrorList{field.Forbidden(field.NewPath(""), "static pods do not support ephemeral containers")}
@@ -44,7 +44,7 @@ func ValidatePodEphemeralContainersUpdate(newPod, oldPod *v1.Pod) field.ErrorLis
 // and limits are not removed, and only cpu and memory change.
 func ValidatePodResize(newPod, oldPod *v1.Pod) field.ErrorList {
 	allErrs := ValidateObjectMetaUpdate(&newPod.ObjectMeta, &oldPod.ObjectMeta, metadataPath)
-	allErrs = append(allErrs, validatePodMetadataAndSpec(newPod, !validDeletionCost(oldPod.Annotations))...)
+	allErrs = append(allErrs, validatePodMetadataAndSpec(newPod, PodValidationOptionsFor(&oldPod.Spec, &oldPod.ObjectMeta))...)
 	if _, ok := oldPod.Annotations[v1.MirrorPodAnnotationKey]; ok {
 		return field.ErrorList{field.Forbidden(field.NewPath(""), "static pods cannot be resized")}
 	}

@@ -114,7 +114,9 @@ func validateHugePageQuantity(name v1.ResourceName, q resource.Quantity, fldPath
 // names and quantities, requests no greater than limits (equal for
 // resources that cannot be overcommitted), and huge pages only together
 // with cpu or memory.
-func validateResourceRequirements(r *v1.ResourceRequirements, podClaims sets.Set[string], fldPath *field.Path) field.ErrorList {
+// An update of a pod that already had a fraction of a huge page tolerates
+// them (allowIndivisibleHugePages).
+func validateResourceRequirements(r *v1.ResourceRequirements, podClaims sets.Set[string], allowIndivisibleHugePages bool, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	limPath, reqPath := fldPath.Child("limits"), fldPath.Child("requests")
 	cpuOrMemory, hugePages := false, false
@@ -124,7 +126,9 @@ func validateResourceRequirements(r *v1.ResourceRequirements, podClaims sets.Set
 		allErrs = append(allErrs, validateResourceQuantity(resName, q, path)...)
 		if isHugePageResource(resName) {
 			hugePages = true
-			allErrs = append(allErrs, validateHugePageQuantity(resName, q, path)...)
+			if !allowIndivisibleHugePages {
+				allErrs = append(allErrs, validateHugePageQuantity(resName, q, path)...)
+			}
 		}
 		cpuOrMemory = cpuOrMemory || resName == v1.ResourceCPU || resName == v1.ResourceMemory
 	}
@@ -144,7 +148,9 @@ func validateResourceRequirements(r *v1.ResourceRequirements, podClaims sets.Set
 		}
 		if isHugePageResource(resName) {
 			hugePages = true
-			allErrs = append(allErrs, validateHugePageQuantity(resName, q, path)...)
+			if !allowIndivisibleHugePages {
+				allErrs = append(allErrs, validateHugePageQuantity(resName, q, path)...)
+			}
 		}
 		cpuOrMemory = cpuOrMemory || resName == v1.ResourceCPU || resName == v1.ResourceMemory
 	}

@@ -44,7 +44,7 @@ func ValidateTolerations(tolerations []v1.Toleration, fldPath *field.Path) field
 // ValidateResourceLimits validates a list of resources as the limits of a
 // container (a RuntimeClass's pod overhead is validated so).
 func ValidateResourceLimits(limits v1.ResourceList, fldPath *field.Path) field.ErrorList {
-	return validateResourceRequirements(&v1.ResourceRequirements{Limits: limits}, nil, fldPath)
+	return validateResourceRequirements(&v1.ResourceRequirements{Limits: limits}, nil, false, fldPath)
 }
 
 // ValidatePreemptionPolicy accepts PreemptLowerPriority and Never.

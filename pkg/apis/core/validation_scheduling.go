@@ -18,7 +18,7 @@ import (
 // Some of them live directly in the v1 pod spec (hostPID, hostNetwork,
 // shareProcessNamespace) but are reported under securityContext, where
 // kube-apiserver's internal type keeps them.
-func validatePodSecurityContext(spec *v1.PodSpec, specFldPath, fldPath *field.Path) field.ErrorList {
+func validatePodSecurityContext(spec *v1.PodSpec, opts PodValidationOptions, specFldPath, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if spec.ShareProcessNamespace != nil && *spec.ShareProcessNamespace && spec.HostPID {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("shareProcessNamespace"), *spec.ShareProcessNamespace, "ShareProcessNamespace and HostPID cannot both be enabled"))
@@ -39,7 +39,7 @@ func validatePodSecurityContext(spec *v1.PodSpec, specFldPath, fldPath *field.Pa
 	for i, gid := range sc.SupplementalGroups {
 		allErrs = append(allErrs, messagesToErrors(validation.IsValidGroupID(gid), gid, fldPath.Child("supplementalGroups").Index(i))...)
 	}
-	allErrs = append(allErrs, validateSysctls(sc.Sysctls, spec, fldPath.Child("sysctls"))...)
+	allErrs = append(allErrs, validateSysctls(sc.Sysctls, spec, opts.AllowHostNamespaceSysctls, fldPath.Child("sysctls"))...)
 	if p := sc.FSGroupChangePolicy; p != nil && *p != v1.FSGroupChangeAlways && *p != v1.FSGroupChangeOnRootMismatch {
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("fsGroupChangePolicy"), p, []v1.PodFSGroupChangePolicy{v1.FSGroupChangeAlways, v1.FSGroupChangeOnRootMismatch}))
 	}
@@ -64,8 +64,8 @@ var sysctlNameRE = regexp.MustCompile("^" + sysctlNameFmt + "$")
 
 // validateSysctls validates sysctl names, and refuses those of a kernel
 // namespace the pod shares with its host: setting them would change the
-// host.
-func validateSysctls(sysctls []v1.Sysctl, spec *v1.PodSpec, fldPath *field.Path) field.ErrorList {
+// host (unless an update tolerates it: allowHostNamespace).
+func validateSysctls(sysctls []v1.Sysctl, spec *v1.PodSpec, allowHostNamespace bool, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	seen := sets.New[string]()
 	for i, s := range sysctls {
@@ -78,19 +78,28 @@ func validateSysctls(sysctls []v1.Sysctl, spec *v1.PodSpec, fldPath *field.Path)
 		case seen.Has(s.Name):
 			allErrs = append(allErrs, field.Duplicate(namePath, s.Name))
 		}
-		switch sysctlNamespace(s.Name) {
-		case "net":
-			if spec.HostNetwork {
-				allErrs = append(allErrs, field.Invalid(namePath, s.Name, "may not be specified when 'hostNetwork' is true"))
-			}
-		case "ipc":
-			if spec.HostIPC {
-				allErrs = append(allErrs, field.Invalid(namePath, s.Name, "may not be specified when 'hostIPC' is true"))
-			}
+		if !allowHostNamespace {
+			allErrs = append(allErrs, validateHostSysctl(s.Name, spec, namePath)...)
 		}
 		seen.Insert(s.Name)
 	}
 	return allErrs
+}
+
+// validateHostSysctl refuses a sysctl of a kernel namespace the pod
+// shares with its host.
+func validateHostSysctl(name string, spec *v1.PodSpec, namePath *field.Path) field.ErrorList {
+	switch sysctlNamespace(name) {
+	case "net":
+		if spec.HostNetwork {
+			return field.ErrorList{field.Invalid(namePath, name, "may not be specified when 'hostNetwork' is true")}
+		}
+	case "ipc":
+		if spec.HostIPC {
+			return field.ErrorList{field.Invalid(namePath, name, "may not be specified when 'hostIPC' is true")}
+		}
+	}
+	return nil
 }
 
 // sysctlNamespace returns the kernel namespace ("net" or "ipc") a sysctl
@@ -111,7 +120,7 @@ func sysctlNamespace(name string) string {
 // validateAffinity validates node, pod and pod anti-affinity. Invalid label
 // values are tolerated in preferred node affinity, which may still match
 // nothing harmlessly.
-func validateAffinity(affinity *v1.Affinity, fldPath *field.Path) field.ErrorList {
+func validateAffinity(affinity *v1.Affinity, opts PodValidationOptions, fldPath *field.Path) field.ErrorList {
 	if affinity == nil {
 		return nil
 	}
@@ -119,7 +128,7 @@ func validateAffinity(affinity *v1.Affinity, fldPath *field.Path) field.ErrorLis
 	if na := affinity.NodeAffinity; na != nil {
 		naPath := fldPath.Child("nodeAffinity")
 		if na.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-			allErrs = append(allErrs, validateNodeSelector(na.RequiredDuringSchedulingIgnoredDuringExecution, false, naPath.Child("requiredDuringSchedulingIgnoredDuringExecution"))...)
+			allErrs = append(allErrs, validateNodeSelector(na.RequiredDuringSchedulingIgnoredDuringExecution, opts.AllowInvalidRequiredNodeAffinityValues, naPath.Child("requiredDuringSchedulingIgnoredDuringExecution"))...)
 		}
 		for i, term := range na.PreferredDuringSchedulingIgnoredDuringExecution {
 			termPath := naPath.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
@@ -130,10 +139,10 @@ func validateAffinity(affinity *v1.Affinity, fldPath *field.Path) field.ErrorLis
 		}
 	}
 	if pa := affinity.PodAffinity; pa != nil {
-		allErrs = append(allErrs, validatePodAffinityTerms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution, fldPath.Child("podAffinity"))...)
+		allErrs = append(allErrs, validatePodAffinityTerms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution, opts.AllowInvalidAffinitySelectorValues, fldPath.Child("podAffinity"))...)
 	}
 	if paa := affinity.PodAntiAffinity; paa != nil {
-		allErrs = append(allErrs, validatePodAffinityTerms(paa.RequiredDuringSchedulingIgnoredDuringExecution, paa.PreferredDuringSchedulingIgnoredDuringExecution, fldPath.Child("podAntiAffinity"))...)
+		allErrs = append(allErrs, validatePodAffinityTerms(paa.RequiredDuringSchedulingIgnoredDuringExecution, paa.PreferredDuringSchedulingIgnoredDuringExecution, opts.AllowInvalidAffinitySelectorValues, fldPath.Child("podAntiAffinity"))...)
 	}
 	return allErrs
 }
@@ -210,23 +219,23 @@ func validateNodeFieldSelectorRequirement(req v1.NodeSelectorRequirement, fldPat
 	return allErrs
 }
 
-func validatePodAffinityTerms(required []v1.PodAffinityTerm, preferred []v1.WeightedPodAffinityTerm, fldPath *field.Path) field.ErrorList {
+func validatePodAffinityTerms(required []v1.PodAffinityTerm, preferred []v1.WeightedPodAffinityTerm, allowInvalidValues bool, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	for i, term := range required {
-		allErrs = append(allErrs, validatePodAffinityTerm(term, fldPath.Child("requiredDuringSchedulingIgnoredDuringExecution").Index(i))...)
+		allErrs = append(allErrs, validatePodAffinityTerm(term, allowInvalidValues, fldPath.Child("requiredDuringSchedulingIgnoredDuringExecution").Index(i))...)
 	}
 	for i, term := range preferred {
 		termPath := fldPath.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
 		if term.Weight <= 0 || term.Weight > 100 {
 			allErrs = append(allErrs, field.Invalid(termPath.Child("weight"), term.Weight, "must be in the range 1-100"))
 		}
-		allErrs = append(allErrs, validatePodAffinityTerm(term.PodAffinityTerm, termPath.Child("podAffinityTerm"))...)
+		allErrs = append(allErrs, validatePodAffinityTerm(term.PodAffinityTerm, allowInvalidValues, termPath.Child("podAffinityTerm"))...)
 	}
 	return allErrs
 }
 
-func validatePodAffinityTerm(term v1.PodAffinityTerm, fldPath *field.Path) field.ErrorList {
-	opts := metavalidation.LabelSelectorValidationOptions{}
+func validatePodAffinityTerm(term v1.PodAffinityTerm, allowInvalidValues bool, fldPath *field.Path) field.ErrorList {
+	opts := metavalidation.LabelSelectorValidationOptions{AllowInvalidLabelValueInSelector: allowInvalidValues}
 	allErrs := metavalidation.ValidateLabelSelector(term.LabelSelector, opts, fldPath.Child("labelSelector"))
 	allErrs = append(allErrs, metavalidation.ValidateLabelSelector(term.NamespaceSelector, opts, fldPath.Child("namespaceSelector"))...)
 	for _, ns := range term.Namespaces {
@@ -398,7 +407,7 @@ var (
 	nodeInclusionPolicies    = []v1.NodeInclusionPolicy{v1.NodeInclusionPolicyHonor, v1.NodeInclusionPolicyIgnore}
 )
 
-func validateTopologySpreadConstraints(constraints []v1.TopologySpreadConstraint, fldPath *field.Path) field.ErrorList {
+func validateTopologySpreadConstraints(constraints []v1.TopologySpreadConstraint, opts PodValidationOptions, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	for i, c := range constraints {
 		idxPath := fldPath.Index(i)
@@ -434,8 +443,17 @@ func validateTopologySpreadConstraints(constraints []v1.TopologySpreadConstraint
 				allErrs = append(allErrs, field.NotSupported(idxPath.Child(policy.name), policy.value, nodeInclusionPolicies))
 			}
 		}
-		allErrs = append(allErrs, validateSpreadMatchLabelKeys(c.MatchLabelKeys, c.LabelSelector, idxPath.Child("matchLabelKeys"))...)
-		allErrs = append(allErrs, metavalidation.ValidateLabelSelector(c.LabelSelector, metavalidation.LabelSelectorValidationOptions{}, idxPath.Child("labelSelector"))...)
+		// matchLabelKeys are merged into the selector on create, so they
+		// are checked as an affinity term's are; a pod that passed only
+		// the older rule (no key in the selector at all) keeps it.
+		if opts.LegacySpreadMatchLabelKeys {
+			allErrs = append(allErrs, validateSpreadMatchLabelKeys(c.MatchLabelKeys, c.LabelSelector, idxPath.Child("matchLabelKeys"))...)
+		} else {
+			allErrs = append(allErrs, validateMatchLabelKeys(c.MatchLabelKeys, nil, c.LabelSelector, idxPath)...)
+		}
+		if !opts.AllowInvalidSpreadSelector {
+			allErrs = append(allErrs, metavalidation.ValidateLabelSelector(c.LabelSelector, metavalidation.LabelSelectorValidationOptions{}, idxPath.Child("labelSelector"))...)
+		}
 	}
 	return allErrs
 }

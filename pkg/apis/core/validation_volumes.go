@@ -183,7 +183,9 @@ func volumeTypes(src *v1.VolumeSource, volName string, ctx podSpecContext, volPa
 		}},
 		{"azureDisk", src.AzureDisk != nil, func(p *field.Path) field.ErrorList { return validateAzureDisk(src.AzureDisk, p) }},
 		{"storageos", src.StorageOS != nil, func(p *field.Path) field.ErrorList { return validateStorageOS(src.StorageOS, p) }},
-		{"projected", src.Projected != nil, func(p *field.Path) field.ErrorList { return validateProjectedVolume(src.Projected, p) }},
+		{"projected", src.Projected != nil, func(p *field.Path) field.ErrorList {
+			return validateProjectedVolume(src.Projected, ctx.opts.AllowNonLocalTokenPath, p)
+		}},
 		{"scaleIO", src.ScaleIO != nil, func(p *field.Path) field.ErrorList {
 			allErrs := requireString(src.ScaleIO.Gateway, p.Child("gateway"))
 			allErrs = append(allErrs, requireString(src.ScaleIO.System, p.Child("system"))...)
@@ -196,7 +198,7 @@ func volumeTypes(src *v1.VolumeSource, volName string, ctx podSpecContext, volPa
 		{"image", src.Image != nil, func(p *field.Path) field.ErrorList {
 			var allErrs field.ErrorList
 			// Templates may leave the reference to be filled in later.
-			if ctx.isPod && src.Image.Reference == "" {
+			if ctx.isPod && src.Image.Reference == "" && !ctx.opts.AllowEmptyImageReference {
 				allErrs = append(allErrs, field.Required(p.Child("reference"), ""))
 			}
 			return append(allErrs, validatePullPolicy(src.Image.PullPolicy, p.Child("pullPolicy"))...)
@@ -517,7 +519,7 @@ func validateDownwardAPIFile(file *v1.DownwardAPIVolumeFile, fldPath *field.Path
 
 // validateProjectedVolume validates the sources of a projected volume,
 // which all write into one directory: their paths must not collide.
-func validateProjectedVolume(p *v1.ProjectedVolumeSource, fldPath *field.Path) field.ErrorList {
+func validateProjectedVolume(p *v1.ProjectedVolumeSource, allowNonLocalTokenPath bool, fldPath *field.Path) field.ErrorList {
 	allErrs := validateFileMode(p.DefaultMode, fldPath.Child("defaultMode"))
 	paths := sets.New[string]()
 	claimPath := func(path string, value any) {
@@ -565,7 +567,7 @@ func validateProjectedVolume(p *v1.ProjectedVolumeSource, fldPath *field.Path) f
 		}
 		if token := source.ServiceAccountToken; token != nil {
 			count++
-			allErrs = append(allErrs, validateTokenProjection(token, srcPath.Child("serviceAccountToken"), fldPath)...)
+			allErrs = append(allErrs, validateTokenProjection(token, allowNonLocalTokenPath, srcPath.Child("serviceAccountToken"), fldPath)...)
 		}
 		if bundle := source.ClusterTrustBundle; bundle != nil {
 			count++
@@ -585,7 +587,7 @@ func validateProjectedVolume(p *v1.ProjectedVolumeSource, fldPath *field.Path) f
 // validateTokenProjection checks a projected service account token: it
 // lives between 10 minutes and 2^32 seconds. Its path is reported at the
 // projected volume's path, as kube-apiserver does.
-func validateTokenProjection(token *v1.ServiceAccountTokenProjection, fldPath, volumePath *field.Path) field.ErrorList {
+func validateTokenProjection(token *v1.ServiceAccountTokenProjection, allowNonLocalPath bool, fldPath, volumePath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if token.ExpirationSeconds != nil {
 		expiration := *token.ExpirationSeconds
@@ -598,7 +600,7 @@ func validateTokenProjection(token *v1.ServiceAccountTokenProjection, fldPath, v
 	}
 	if token.Path == "" {
 		allErrs = append(allErrs, field.Required(volumePath.Child("path"), ""))
-	} else {
+	} else if !allowNonLocalPath {
 		allErrs = append(allErrs, validateLocalNonReservedPath(token.Path, volumePath.Child("path"))...)
 	}
 	return allErrs

@@ -11,8 +11,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -33,11 +36,29 @@ var Strategy = strategy{generic.SpecStrategy[*corev1.Pod]{
 	ValidateUpdateFunc: core.ValidatePodUpdate,
 }}
 
-// PrepareForCreate starts the pod Pending, with its QoS class.
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+// PrepareForCreate starts the pod pending, gated if it has scheduling
+// gates, merges its matchLabelKeys into its selectors and turns its
+// AppArmor annotations into fields, warning of them there (before the
+// annotations and the fields agree), and completes its pod-level
+// resources, which decide its QoS class, as kube-apiserver does.
+func (strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	pod := obj.(*corev1.Pod)
 	pod.Generation = 1
-	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(pod)}
+	pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	gateScheduling(pod, metav1.Now())
+	mergeLabelKeys(pod)
+	for _, w := range core.ApplyAppArmorAnnotations(pod) {
+		warning.AddWarning(ctx, w)
+	}
+	core.DefaultPodLevelResources(pod)
+	pod.Status.QOSClass = core.PodQOSClass(pod)
+}
+
+// WarningsOnCreate are kube-apiserver's warnings on a new pod. An update
+// gives none: kube-apiserver skips them on what is mostly a kubelet's
+// path.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return core.PodWarnings(obj.(*corev1.Pod))
 }
 
 // CheckGracefulDelete gives a pod its termination grace period, unless
@@ -54,6 +75,9 @@ func (strategy) CheckGracefulDelete(_ context.Context, obj runtime.Object, opts 
 	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		period = 0
 	}
+	if period < 0 {
+		period = 1
+	}
 	opts.GracePeriodSeconds = &period
 	return true
 }
@@ -61,7 +85,7 @@ func (strategy) CheckGracefulDelete(_ context.Context, obj runtime.Object, opts 
 // StatusStrategy lets /status change the status and nothing else: it
 // keeps the spec, the deletion timestamp and the owner references (old
 // kubelets wrote them wrong).
-var StatusStrategy = generic.StatusStrategy[*corev1.Pod]{
+var StatusStrategy = statusStrategy{generic.StatusStrategy[*corev1.Pod]{
 	SpecStrategy: Strategy.SpecStrategy,
 	KeepMetadata: func(meta, stored metav1.Object) {
 		meta.SetDeletionTimestamp(stored.GetDeletionTimestamp())
@@ -69,33 +93,52 @@ var StatusStrategy = generic.StatusStrategy[*corev1.Pod]{
 	},
 	ResetPaths:               [][]string{{"metadata", "deletionTimestamp"}, {"metadata", "ownerReferences"}},
 	ValidateStatusUpdateFunc: core.ValidatePodStatusUpdate,
+}}
+
+type statusStrategy struct {
+	generic.StatusStrategy[*corev1.Pod]
 }
 
-// qosClass is the pod's quality of service: BestEffort without any
-// request or limit, Guaranteed when every container's CPU and memory
-// requests equal its limits, Burstable otherwise.
-func qosClass(pod *corev1.Pod) corev1.PodQOSClass {
-	containers := append(append([]corev1.Container(nil), pod.Spec.InitContainers...), pod.Spec.Containers...)
-	any, guaranteed := false, true
-	for _, c := range containers {
-		if len(c.Resources.Requests) > 0 || len(c.Resources.Limits) > 0 {
-			any = true
+// PrepareForUpdate keeps all but the status. A status without a QoS class
+// keeps the old one (old kubelets dropped it), and observed generations
+// the writer left out, of the status and of each condition (matched by
+// type, in order), keep the old values.
+func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	s.StatusStrategy.PrepareForUpdate(ctx, obj, old)
+	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
+	if pod.Status.QOSClass == "" {
+		pod.Status.QOSClass = oldPod.Status.QOSClass
+	}
+	if pod.Status.ObservedGeneration == 0 {
+		pod.Status.ObservedGeneration = oldPod.Status.ObservedGeneration
+	}
+	oldGenerations := map[corev1.PodConditionType][]int64{}
+	for _, c := range oldPod.Status.Conditions {
+		oldGenerations[c.Type] = append(oldGenerations[c.Type], c.ObservedGeneration)
+	}
+	for i, c := range pod.Status.Conditions {
+		var oldGeneration int64
+		if gens := oldGenerations[c.Type]; len(gens) > 0 {
+			oldGeneration, oldGenerations[c.Type] = gens[0], gens[1:]
 		}
-		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-			limit, hasLimit := c.Resources.Limits[name]
-			req, hasReq := c.Resources.Requests[name]
-			if !hasLimit || (hasReq && req.Cmp(limit) != 0) {
-				guaranteed = false
-			}
+		if c.ObservedGeneration == 0 {
+			pod.Status.Conditions[i].ObservedGeneration = oldGeneration
 		}
 	}
-	switch {
-	case !any:
-		return corev1.PodQOSBestEffort
-	case guaranteed:
-		return corev1.PodQOSGuaranteed
+}
+
+// WarningsOnUpdate warns of pod and host IPs not written the standard
+// way, as kube-apiserver does.
+func (statusStrategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	pod := obj.(*corev1.Pod)
+	var warnings []string
+	for i, ip := range pod.Status.PodIPs {
+		warnings = append(warnings, validation.GetWarningsForIP(field.NewPath("status", "podIPs").Index(i).Child("ip"), ip.IP)...)
 	}
-	return corev1.PodQOSBurstable
+	for i, ip := range pod.Status.HostIPs {
+		warnings = append(warnings, validation.GetWarningsForIP(field.NewPath("status", "hostIPs").Index(i).Child("ip"), ip.IP)...)
+	}
+	return warnings
 }
 
 // selectableFields are the fields pods can be selected by.
