@@ -214,6 +214,10 @@ func Parse(values []string) (Gates, error) {
 	if len(errs) > 0 {
 		return Gates{}, aggregate(errs)
 	}
+	if len(g.set) == 0 {
+		// The defaults are the zero value, whichever way they were given.
+		return Gates{}, nil
+	}
 	return g, nil
 }
 
