@@ -60,6 +60,7 @@ var Layers = []Layer{
 		{Name: "certs", Prefixes: []string{"pkg/certs"}},
 		{Name: "service-account tokens", Prefixes: []string{"pkg/serviceaccount"}},
 		{Name: "version", Prefixes: []string{"pkg/version"}},
+		{Name: "feature gates", Prefixes: []string{"pkg/features"}},
 		{Name: "test support", Prefixes: []string{"internal"}},
 	}},
 }

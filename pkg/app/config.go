@@ -21,6 +21,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry/core/node"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
@@ -106,6 +107,9 @@ type Config struct {
 
 	// RuntimeConfig switches built-in group versions off.
 	RuntimeConfig controlplane.RuntimeConfig
+	// FeatureGates are --feature-gates; the zero value is
+	// kube-apiserver's defaults.
+	FeatureGates features.Gates
 	// Profiling serves /debug/pprof.
 	Profiling bool
 

@@ -243,6 +243,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		Kubelet:               c.Kubelet,
 		OpenAPI:               openAPI,
 		RuntimeConfig:         c.RuntimeConfig,
+		FeatureGates:          c.FeatureGates,
 		RBACEscalation:        &escalation.Guard{Authorizer: authz, Rules: rbacAuthz},
 		SecurePort:            port,
 		PublicAddress:         public,

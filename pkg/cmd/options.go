@@ -20,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/app"
 	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry/core/node"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
@@ -99,8 +100,10 @@ type Options struct {
 	HTTP2MaxStreamsPerConnection int
 
 	RuntimeConfig map[string]string
-	Profiling     bool
-	Verbosity     int
+	// FeatureGates are the values of every --feature-gates, in order.
+	FeatureGates []string
+	Profiling    bool
+	Verbosity    int
 
 	// Flags kube-apiserver has that kapi accepts for drop-in use (envtest
 	// passes several) and does not act on yet; see ignoredFlags.
@@ -150,6 +153,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 	serviceNets, _ := parseServiceClusterIPRanges(o.ServiceClusterIPRange)
 	low, high, _ := ParsePortRange(o.ServiceNodePortRange)
 	runtimeConfig, _ := controlplane.ParseRuntimeConfig(o.RuntimeConfig)
+	featureGates, _ := features.Parse(o.FeatureGates)
 	c := &app.Config{
 		DataDir:           o.DataDir,
 		BindAddress:       o.BindAddress,
@@ -198,6 +202,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		ShutdownDelayDuration:        o.ShutdownDelayDuration,
 		HTTP2MaxStreamsPerConnection: o.HTTP2MaxStreamsPerConnection,
 		RuntimeConfig:                runtimeConfig,
+		FeatureGates:                 featureGates,
 		Profiling:                    o.Profiling,
 		Audit:                        o.Audit.AuditConfig,
 		Logger:                       log,
@@ -217,7 +222,6 @@ var ignoredFlags = []struct{ name, usage string }{
 	{"disable-admission-plugins", "admission plugins that should be disabled although they are in the default enabled plugins list."},
 	{"enable-admission-plugins", "admission plugins that should be enabled in addition to default enabled ones."},
 	{"enable-priority-and-fairness", "If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness"},
-	{"feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features."},
 	{"proxy-client-cert-file", "Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request."},
 	{"proxy-client-key-file", "Private key for the client certificate used to prove the identity of the aggregator."},
 	{"event-ttl", "Amount of time to retain events. (default 1h0m0s)"},
@@ -308,6 +312,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ShutdownDelayDuration, "shutdown-delay-duration", o.ShutdownDelayDuration, "Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure.")
 
 	fs.StringToStringVar(&o.RuntimeConfig, "runtime-config", o.RuntimeConfig, "A set of key=value pairs that enable or disable built-in APIs, e.g. apps/v1=false. kapi serves only GA APIs and accepts api/all and <group>/<version> keys.")
+	fs.Var(featureGatesFlag{&o.FeatureGates}, "feature-gates", features.Usage())
 	fs.BoolVar(&o.Profiling, "profiling", o.Profiling, "Enable profiling via web interface host:port/debug/pprof/")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "number for the log level verbosity")
 
@@ -386,6 +391,10 @@ func (o *Options) Validate() []error {
 	}
 	if _, err := controlplane.ParseRuntimeConfig(o.RuntimeConfig); err != nil {
 		errs = append(errs, fmt.Errorf("--runtime-config: %w", err))
+	}
+	if _, err := features.Parse(o.FeatureGates); err != nil {
+		// kube-apiserver's message names no flag.
+		errs = append(errs, err)
 	}
 	errs = append(errs, o.validateServiceAccounts()...)
 	errs = append(errs, o.Authorization.Validate()...)
@@ -497,3 +506,17 @@ func (b *trackedBool) Set(s string) error {
 }
 
 func (b *trackedBool) Type() string { return "bool" }
+
+// featureGatesFlag collects the values of --feature-gates, which may be
+// given several times; Validate parses them together, as kube-apiserver
+// does.
+type featureGatesFlag struct{ values *[]string }
+
+func (f featureGatesFlag) String() string { return strings.Join(*f.values, ",") }
+
+func (f featureGatesFlag) Set(v string) error {
+	*f.values = append(*f.values, v)
+	return nil
+}
+
+func (featureGatesFlag) Type() string { return features.FlagType }

@@ -30,6 +30,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane/reconcilers"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry"
 	appsrest "github.com/kapi-dev/kapi/pkg/registry/apps/rest"
 	authenticationrest "github.com/kapi-dev/kapi/pkg/registry/authentication/rest"
@@ -92,6 +93,8 @@ type Config struct {
 	Logger *slog.Logger
 	// RuntimeConfig switches group versions off (--runtime-config).
 	RuntimeConfig RuntimeConfig
+	// FeatureGates say which gated fields are served (--feature-gates).
+	FeatureGates features.Gates
 	// RBACEscalation is the check RBAC objects pass before they are
 	// stored: nobody grants what they do not hold. nil checks nothing.
 	RBACEscalation *escalation.Guard
@@ -155,7 +158,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		networkingrest.StorageProvider{},
 		flowcontrolrest.StorageProvider{},
 		storagemigrationrest.StorageProvider{},
-		resourcerest.StorageProvider{Namespaces: cfg.Namespaces},
+		resourcerest.StorageProvider{Namespaces: cfg.Namespaces, Gates: cfg.FeatureGates},
 	}
 }
 

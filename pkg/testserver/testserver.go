@@ -25,6 +25,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/app"
 	"github.com/kapi-dev/kapi/pkg/authorization"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
+	"github.com/kapi-dev/kapi/pkg/features"
 )
 
 // Server is a running kapi.
@@ -92,6 +93,9 @@ type Options struct {
 	// RuntimeConfig switches built-in group versions off
 	// (--runtime-config), e.g. {"apps/v1": "false"}.
 	RuntimeConfig controlplane.RuntimeConfig
+	// FeatureGates are --feature-gates (features.Parse); the zero value
+	// is kube-apiserver's defaults.
+	FeatureGates features.Gates
 	// DisableProfiling turns /debug/pprof off (--profiling=false).
 	DisableProfiling bool
 	// EtcdServers is an external etcd (--etcd-servers), for a test that
@@ -146,6 +150,7 @@ func (opts Options) config() *app.Config {
 			c.SecondaryServiceClusterIPRange = opts.ServiceClusterIPRanges[1]
 		}
 	}
+	c.FeatureGates = opts.FeatureGates
 	if opts.RuntimeConfig != nil {
 		c.RuntimeConfig = opts.RuntimeConfig
 	}

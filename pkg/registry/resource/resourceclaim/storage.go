@@ -11,8 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/resource"
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/resource/adminaccess"
+	"github.com/kapi-dev/kapi/pkg/registry/resource/gatedfields"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -38,11 +40,24 @@ var baseStatusStrategy = generic.StatusStrategy[*resourcev1.ResourceClaim]{
 }
 
 // strategy also refuses a claim asking for admin access outside a
-// namespace that allows it. An update needs no such check: the spec is
-// immutable.
+// namespace that allows it (an update needs no such check: the spec is
+// immutable), and drops the fields of disabled feature gates.
 type strategy struct {
 	generic.SpecStrategy[*resourcev1.ResourceClaim]
 	namespaces adminaccess.Namespaces
+	gates      features.Gates
+}
+
+func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	s.SpecStrategy.PrepareForCreate(ctx, obj)
+	gatedfields.ClaimSpec(s.gates, &obj.(*resourcev1.ResourceClaim).Spec, nil)
+}
+
+// PrepareForUpdate drops the gated fields an update adds, so that they
+// do not count as a change of the immutable spec.
+func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	s.SpecStrategy.PrepareForUpdate(ctx, obj, old)
+	gatedfields.ClaimSpec(s.gates, &obj.(*resourcev1.ResourceClaim).Spec, &old.(*resourcev1.ResourceClaim).Spec)
 }
 
 func (s strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
@@ -52,10 +67,17 @@ func (s strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorL
 }
 
 // statusStrategy also refuses an allocation granting admin access outside
-// a namespace that allows it.
+// a namespace that allows it, and drops the status fields of disabled
+// feature gates.
 type statusStrategy struct {
 	generic.StatusStrategy[*resourcev1.ResourceClaim]
 	namespaces adminaccess.Namespaces
+	gates      features.Gates
+}
+
+func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	s.StatusStrategy.PrepareForUpdate(ctx, obj, old)
+	gatedfields.ClaimStatus(s.gates, &obj.(*resourcev1.ResourceClaim).Status, &old.(*resourcev1.ResourceClaim).Status)
 }
 
 func (s statusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
@@ -70,24 +92,25 @@ type Storage struct {
 	Status        *generic.SubresourceREST
 }
 
-// NewStorage returns the storage of resourceclaims.
-func NewStorage(opts generic.RESTOptions, namespaces adminaccess.Namespaces) (*Storage, error) {
-	create := strategy{Strategy, namespaces}
+// NewStorage returns the storage of resourceclaims; gates decide which
+// gated fields are kept.
+func NewStorage(opts generic.RESTOptions, namespaces adminaccess.Namespaces, gates features.Gates) (*Storage, error) {
+	strategy := strategy{Strategy, namespaces, gates}
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &resourcev1.ResourceClaim{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.ResourceClaimList{} },
 		DefaultQualifiedResource:  resourcev1.Resource("resourceclaims"),
 		SingularQualifiedResource: resourcev1.Resource("resourceclaim"),
 		KeyPrefix:                 "/resourceclaims",
-		CreateStrategy:            create,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
+		CreateStrategy:            strategy,
+		UpdateStrategy:            strategy,
+		DeleteStrategy:            strategy,
 		ReturnDeletedObject:       true,
 	}
 	if err := opts.Complete(s, resourcev1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{ResourceClaim: s, Status: generic.NewSubresourceREST(s, statusStrategy{baseStatusStrategy, namespaces})}, nil
+	return &Storage{ResourceClaim: s, Status: generic.NewSubresourceREST(s, statusStrategy{baseStatusStrategy, namespaces, gates})}, nil
 }
 
 // Map returns the storage by path: "resourceclaims" and

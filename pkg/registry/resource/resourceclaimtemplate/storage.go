@@ -10,8 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/resource"
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/resource/adminaccess"
+	"github.com/kapi-dev/kapi/pkg/registry/resource/gatedfields"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
@@ -24,11 +26,25 @@ var Strategy = generic.ValidatingStrategy[*resourcev1.ResourceClaimTemplate]{
 }
 
 // strategy also refuses a template whose claims would ask for admin
-// access outside a namespace that allows it. An update needs no such
-// check: the spec is immutable.
+// access outside a namespace that allows it (an update needs no such
+// check: the spec is immutable), and drops the fields of disabled
+// feature gates.
 type strategy struct {
 	generic.ValidatingStrategy[*resourcev1.ResourceClaimTemplate]
 	namespaces adminaccess.Namespaces
+	gates      features.Gates
+}
+
+func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	s.ValidatingStrategy.PrepareForCreate(ctx, obj)
+	gatedfields.ClaimSpec(s.gates, &obj.(*resourcev1.ResourceClaimTemplate).Spec.Spec, nil)
+}
+
+// PrepareForUpdate drops the gated fields an update adds, so that they
+// do not count as a change of the immutable spec.
+func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	s.ValidatingStrategy.PrepareForUpdate(ctx, obj, old)
+	gatedfields.ClaimSpec(s.gates, &obj.(*resourcev1.ResourceClaimTemplate).Spec.Spec, &old.(*resourcev1.ResourceClaimTemplate).Spec.Spec)
 }
 
 func (s strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
@@ -42,18 +58,19 @@ type Storage struct {
 	ResourceClaimTemplate *generic.Store
 }
 
-// NewStorage returns the storage of resourceclaimtemplates.
-func NewStorage(opts generic.RESTOptions, namespaces adminaccess.Namespaces) (*Storage, error) {
-	create := strategy{Strategy, namespaces}
+// NewStorage returns the storage of resourceclaimtemplates; gates decide
+// which gated fields are kept.
+func NewStorage(opts generic.RESTOptions, namespaces adminaccess.Namespaces, gates features.Gates) (*Storage, error) {
+	strategy := strategy{Strategy, namespaces, gates}
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &resourcev1.ResourceClaimTemplate{} },
 		NewListFunc:               func() runtime.Object { return &resourcev1.ResourceClaimTemplateList{} },
 		DefaultQualifiedResource:  resourcev1.Resource("resourceclaimtemplates"),
 		SingularQualifiedResource: resourcev1.Resource("resourceclaimtemplate"),
 		KeyPrefix:                 "/resourceclaimtemplates",
-		CreateStrategy:            create,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
+		CreateStrategy:            strategy,
+		UpdateStrategy:            strategy,
+		DeleteStrategy:            strategy,
 		ReturnDeletedObject:       true,
 	}
 	if err := opts.Complete(s, resourcev1.SchemeGroupVersion); err != nil {

@@ -4,6 +4,7 @@ package rest
 import (
 	resourcev1 "k8s.io/api/resource/v1"
 
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/resource/adminaccess"
@@ -19,6 +20,9 @@ type StorageProvider struct {
 	// Namespaces are read to decide whether claims may have admin access
 	// to devices.
 	Namespaces adminaccess.Namespaces
+	// Gates decide which gated fields are kept (--feature-gates); the
+	// zero value is kube-apiserver's defaults.
+	Gates features.Gates
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -34,9 +38,9 @@ func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(ve
 		v1 := g.Version("v1")
 		v1.Add(deviceclass.NewStorage(opts))
 		v1.Add(devicetaintrule.NewStorage(opts))
-		v1.Add(resourceclaim.NewStorage(opts, p.Namespaces))
-		v1.Add(resourceclaimtemplate.NewStorage(opts, p.Namespaces))
-		v1.Add(resourceslice.NewStorage(opts))
+		v1.Add(resourceclaim.NewStorage(opts, p.Namespaces, p.Gates))
+		v1.Add(resourceclaimtemplate.NewStorage(opts, p.Namespaces, p.Gates))
+		v1.Add(resourceslice.NewStorage(opts, p.Gates))
 	}
 	return g.Result()
 }
