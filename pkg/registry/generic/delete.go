@@ -56,6 +56,11 @@ func (s *Store) Delete(ctx context.Context, name string, deleteValidation rest.V
 		}
 	}
 
+	if m, err := meta.Accessor(existing); err == nil {
+		if current := m.GetDeletionGracePeriodSeconds(); m.GetDeletionTimestamp() != nil && current != nil && *current > 0 {
+			return s.shortenGracePeriod(ctx, key, name, existing, *current, opts)
+		}
+	}
 	graceful, pending, err := s.markForDeletion(ctx, key, name, existing, opts)
 	if err != nil {
 		return nil, false, err
@@ -213,6 +218,55 @@ func (s *Store) markForDeletion(ctx context.Context, key, name string, existing 
 		return graceful, result, nil
 	}
 	return graceful, out, nil
+}
+
+// shortenGracePeriod is a delete of an object whose graceful deletion is
+// under way, with current seconds of grace. As in kube-apiserver, a delete
+// may only shorten the grace period: one that asks for no period, or a
+// period as long or longer, changes nothing and answers with the object.
+// A shorter period moves the deletion timestamp with it (to the time of
+// the first delete plus the new period); a period of 0 or less then
+// removes the object at once, unless finalizers keep it, answering with
+// its last state. (kube-apiserver 1.37.1 removes the object even when
+// such a delete is a dry run; kapi honours the dry run.)
+func (s *Store) shortenGracePeriod(ctx context.Context, key, name string, existing runtime.Object, current int64, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	if opts.GracePeriodSeconds == nil || *opts.GracePeriodSeconds >= current {
+		return existing, false, nil
+	}
+	period := max(*opts.GracePeriodSeconds, 0)
+	dryRun := isDryRun(opts.DryRun)
+	out := s.NewFunc()
+	var result runtime.Object
+	var finalizers []string
+	err := s.Storage.GuaranteedUpdate(ctx, key, out, false, nil, func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) {
+		if err := s.checkPreconditions(cur, opts.Preconditions, name); err != nil {
+			return nil, err
+		}
+		obj := cur.DeepCopyObject()
+		m, _ := meta.Accessor(obj)
+		if ts, grace := m.GetDeletionTimestamp(), m.GetDeletionGracePeriodSeconds(); ts != nil && grace != nil {
+			requested := metav1.NewTime(ts.Add(secondsDuration(period - *grace)))
+			m.SetDeletionTimestamp(&requested)
+		}
+		m.SetDeletionGracePeriodSeconds(&period)
+		finalizers = s.finalizersAfterDelete(ctx, m, opts)
+		m.SetFinalizers(finalizers)
+		result = obj
+		if dryRun {
+			return cur, nil
+		}
+		return obj, nil
+	})
+	if err != nil {
+		return nil, false, s.interpretError(err, name)
+	}
+	if dryRun {
+		return result, false, nil
+	}
+	if period > 0 || len(finalizers) > 0 {
+		return out, false, nil
+	}
+	return s.deleteNow(ctx, key, name, opts.Preconditions)
 }
 
 // gracePeriod is the grace period a graceful delete strategy grants, or
