@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/internal/required"
@@ -114,38 +113,14 @@ func runExplain(t *testing.T, kubeconfig string, commands [][]string) []kubectlS
 func TestKubectlExplain(t *testing.T) {
 	commands := explainCommands(t)
 	if oracle := os.Getenv("KAPI_EXPLAIN_ORACLE"); oracle != "" {
-		steps := runExplain(t, oracle, commands)
-		data, err := json.MarshalIndent(steps, "", " ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(explainRecording, append(data, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("recorded %d commands in %s", len(steps), explainRecording)
+		writeKubectlRecording(t, explainRecording, runExplain(t, oracle, commands))
 		return
 	}
-	data, err := os.ReadFile(explainRecording)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recorded []kubectlStep
-	if err := json.Unmarshal(data, &recorded); err != nil {
-		t.Fatal(err)
-	}
+	recorded := readKubectlRecording(t, explainRecording)
 	if len(recorded) != len(commands) {
 		t.Fatalf("the scenario runs %d commands, the recording has %d: record it again", len(commands), len(recorded))
 	}
-
 	p := startKapiBinary(t, t.TempDir())
-	got := runExplain(t, p.kubeconfig, commands)
-	same := 0
-	for i, want := range recorded {
-		if diff := cmp.Diff(want, got[i]); diff != "" {
-			t.Errorf("kubectl %s differs from the oracle's answer (-oracle +kapi):\n%s", strings.Join(want.Args, " "), diff)
-			continue
-		}
-		same++
-	}
+	same := compareKubectlSteps(t, recorded, runExplain(t, p.kubeconfig, commands), nil)
 	t.Logf("%d of %d explanations are kube-apiserver's", same, len(recorded))
 }

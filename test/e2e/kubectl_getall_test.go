@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/internal/required"
@@ -215,28 +214,10 @@ func TestKubectlGetAll(t *testing.T) {
 		recordGetAll(t, oracle)
 		return
 	}
-	data, err := os.ReadFile(getAllRecording)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recorded []kubectlStep
-	if err := json.Unmarshal(data, &recorded); err != nil {
-		t.Fatal(err)
-	}
-
+	recorded := readKubectlRecording(t, getAllRecording)
 	p := startKapiBinary(t, t.TempDir())
-	got := runGetAllScenario(t, p.kubeconfig, getAllNamespace)
-	if len(got) != len(recorded) {
-		t.Fatalf("the scenario ran %d commands, the recording has %d: record it again", len(got), len(recorded))
-	}
-	for i, want := range recorded {
-		// The width of a table's columns depends on the ages and
-		// addresses.
-		want.Output, got[i].Output = squeezeSpaces(want.Output), squeezeSpaces(got[i].Output)
-		if diff := cmp.Diff(want, got[i]); diff != "" {
-			t.Errorf("kubectl %s differs from the oracle's answer (-oracle +kapi):\n%s", strings.Join(want.Args, " "), diff)
-		}
-	}
+	// The width of a table's columns depends on the ages and addresses.
+	compareKubectlSteps(t, recorded, runGetAllScenario(t, p.kubeconfig, getAllNamespace), squeezeSpaces)
 }
 
 func recordGetAll(t *testing.T, kubeconfig string) {
@@ -263,14 +244,7 @@ func recordGetAll(t *testing.T, kubeconfig string) {
 	if out, err := finalize.CombinedOutput(); err != nil {
 		t.Errorf("finalizing %s: %v\n%s", ns, err, out)
 	}
-	data, err := json.MarshalIndent(steps, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(getAllRecording, append(data, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("recorded %d commands in %s", len(steps), getAllRecording)
+	writeKubectlRecording(t, getAllRecording, steps)
 }
 
 // clusterIPPattern is an address of the service range.

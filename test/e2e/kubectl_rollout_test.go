@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // rolloutRecording is where the answers of kubectl and kube-apiserver
@@ -53,27 +50,10 @@ func TestKubectlScaleAndRollout(t *testing.T) {
 		recordRollout(t, oracle)
 		return
 	}
-	data, err := os.ReadFile(rolloutRecording)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recorded []kubectlStep
-	if err := json.Unmarshal(data, &recorded); err != nil {
-		t.Fatal(err)
-	}
-
+	recorded := readKubectlRecording(t, rolloutRecording)
 	p := startKapiBinary(t, t.TempDir())
-	got := runRolloutScenario(t, p.kubeconfig, rolloutNamespace)
-	if len(got) != len(recorded) {
-		t.Fatalf("the scenario ran %d commands, the recording has %d: record it again", len(got), len(recorded))
-	}
-	for i, want := range recorded {
-		// The width of a table's AGE column depends on the ages.
-		want.Output, got[i].Output = squeezeSpaces(want.Output), squeezeSpaces(got[i].Output)
-		if diff := cmp.Diff(want, got[i]); diff != "" {
-			t.Errorf("kubectl %s differs from the oracle's answer (-oracle +kapi):\n%s", strings.Join(want.Args, " "), diff)
-		}
-	}
+	// The width of a table's AGE column depends on the ages.
+	compareKubectlSteps(t, recorded, runRolloutScenario(t, p.kubeconfig, rolloutNamespace), squeezeSpaces)
 }
 
 // squeezeSpaces makes every run of spaces one space.
@@ -89,14 +69,7 @@ func recordRollout(t *testing.T, kubeconfig string) {
 		steps[i].Stdin = strings.ReplaceAll(steps[i].Stdin, ns, rolloutNamespace)
 		steps[i].Output = strings.ReplaceAll(steps[i].Output, ns, rolloutNamespace)
 	}
-	data, err := json.MarshalIndent(steps, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(rolloutRecording, append(data, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("recorded %d commands in %s", len(steps), rolloutRecording)
+	writeKubectlRecording(t, rolloutRecording, steps)
 }
 
 var (
