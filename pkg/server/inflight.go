@@ -1,49 +1,54 @@
 package server
 
 import (
+	"net"
 	"net/http"
 	"sync"
 )
 
-// requestCounter counts the requests a server is handling, so that its
-// shutdown can tell when the last one has ended.
-type requestCounter struct {
-	mu sync.Mutex
-	n  int
-	// none is closed while no request is being handled, and replaced by
-	// an open channel when one starts.
+// busyConns tracks the connections of a server that are serving a
+// request, so that its shutdown can tell when every response has been
+// written. A connection is busy from the start of a request until net/http
+// reports it idle, which it does only once the response is out (for
+// HTTP/2, once its last stream is closed); counting handlers instead would
+// close connections under responses still being flushed.
+type busyConns struct {
+	mu   sync.Mutex
+	busy map[net.Conn]struct{}
+	// none is closed while no connection is busy, and replaced by an open
+	// channel when one becomes busy.
 	none chan struct{}
 }
 
-func newRequestCounter() *requestCounter {
-	c := &requestCounter{none: make(chan struct{})}
+func newBusyConns() *busyConns {
+	c := &busyConns{busy: map[net.Conn]struct{}{}, none: make(chan struct{})}
 	close(c.none)
 	return c
 }
 
-// track counts the requests h handles.
-func (c *requestCounter) track(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c.add(1)
-		defer c.add(-1)
-		h.ServeHTTP(w, r)
-	})
-}
-
-func (c *requestCounter) add(delta int) {
+// connState is the server's ConnState hook.
+func (c *busyConns) connState(conn net.Conn, state http.ConnState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.n == 0 {
-		c.none = make(chan struct{})
+	if state == http.StateActive {
+		if len(c.busy) == 0 {
+			c.none = make(chan struct{})
+		}
+		c.busy[conn] = struct{}{}
+		return
 	}
-	c.n += delta
-	if c.n == 0 {
+	// Idle, hijacked (an upgrade, now the handler's own) or closed.
+	if _, ok := c.busy[conn]; !ok {
+		return
+	}
+	delete(c.busy, conn)
+	if len(c.busy) == 0 {
 		close(c.none)
 	}
 }
 
-// idle returns a channel that is closed once no request is being handled.
-func (c *requestCounter) idle() <-chan struct{} {
+// idle returns a channel that is closed once no connection is busy.
+func (c *busyConns) idle() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.none

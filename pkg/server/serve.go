@@ -197,9 +197,10 @@ func (p *Prepared) hookCheck(name string) healthz.Checker {
 func (p *Prepared) Run(ctx context.Context) error {
 	defer p.endLongRunning()
 
-	requests := newRequestCounter()
+	conns := newBusyConns()
 	srv := &http.Server{
-		Handler:   requests.track(p.handler),
+		Handler:   p.handler,
+		ConnState: conns.connState,
 		TLSConfig: p.cfg.TLS,
 		// A client has this long to send its request headers, just less
 		// than the longest request may take (kube-apiserver's 32 s): a
@@ -259,11 +260,11 @@ func (p *Prepared) Run(ctx context.Context) error {
 	var err error
 	select {
 	case err = <-shutdown:
-	case <-requests.idle():
-		// Every request has ended. Shutdown would still wait for the
-		// clients to close their idle HTTP/2 connections, which Go's
-		// clients do not do on GOAWAY: the server closes each after a
-		// second (net/http's goAwayTimeout). Nothing is left to finish
+	case <-conns.idle():
+		// Every response has been written. Shutdown would still wait
+		// for the clients to close their idle HTTP/2 connections, which
+		// Go's clients do not do on GOAWAY: the server closes each after
+		// a second (net/http's goAwayTimeout). Nothing is left to finish
 		// on them, so they are closed now.
 		_ = srv.Close()
 		err = <-shutdown
