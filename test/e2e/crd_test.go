@@ -382,8 +382,15 @@ func TestCustomResourceDefinitionDeletionCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatal("the CRD was never deleted")
 	}
-	if _, err := ws.List(ctx, metav1.ListOptions{}); !apierrors.IsNotFound(err) {
-		t.Errorf("list after the CRD is gone: want NotFound, got %v", err)
+	// The server stops serving the resource once its CRD informer sees
+	// the deletion, a moment after the CRD is gone from storage (in
+	// kube-apiserver too).
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := ws.List(ctx, metav1.ListOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Error("the custom resources were still served 30 s after their CRD was gone")
 	}
 	// Created again, the CRD starts empty: the cleanup removed the data.
 	createCRD(t, crds, referenceCRD(t))
