@@ -453,6 +453,15 @@ func TestCustomResourceDefinitionsShareAGroup(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s was never deleted", name)
 		}
+		// Discovery drops the resource once the server's CRD informer
+		// sees the deletion, a moment after the CRD is gone.
+		plural, _, _ := strings.Cut(name, ".")
+		err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			return !slices.Contains(resourcesOfGroup(), plural), nil
+		})
+		if err != nil {
+			t.Fatalf("%s was still discovered 30 s after its CRD was gone", plural)
+		}
 	}
 	deleted("widgets.example.com")
 	if got, want := resourcesOfGroup(), []string{"pools", "pools/scale", "pools/status"}; !slices.Equal(got, want) {
