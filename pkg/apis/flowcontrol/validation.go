@@ -285,15 +285,25 @@ func validateResourceRule(rule *flowcontrolv1.ResourcePolicyRule, fldPath *field
 }
 
 func validateFlowSchemaStatus(status *flowcontrolv1.FlowSchemaStatus) field.ErrorList {
-	var allErrs field.ErrorList
-	seen := sets.New[flowcontrolv1.FlowSchemaConditionType]()
+	types := make([]flowcontrolv1.FlowSchemaConditionType, len(status.Conditions))
 	for i, c := range status.Conditions {
+		types[i] = c.Type
+	}
+	return validateConditionTypes(types)
+}
+
+// validateConditionTypes checks the types of a status's conditions, in
+// order: each is set and appears once.
+func validateConditionTypes[T ~string](types []T) field.ErrorList {
+	var allErrs field.ErrorList
+	seen := sets.New[T]()
+	for i, t := range types {
 		p := statusPath.Child("conditions").Index(i)
-		if seen.Has(c.Type) {
-			allErrs = append(allErrs, field.Duplicate(p.Child("type"), c.Type))
+		if seen.Has(t) {
+			allErrs = append(allErrs, field.Duplicate(p.Child("type"), t))
 		}
-		seen.Insert(c.Type)
-		if c.Type == "" {
+		seen.Insert(t)
+		if t == "" {
 			allErrs = append(allErrs, field.Required(p.Child("type"), ""))
 		}
 	}
@@ -448,19 +458,11 @@ func validateMandatoryLevel(pl *flowcontrolv1.PriorityLevelConfiguration) field.
 }
 
 func validateLevelStatus(status *flowcontrolv1.PriorityLevelConfigurationStatus) field.ErrorList {
-	var allErrs field.ErrorList
-	seen := sets.New[flowcontrolv1.PriorityLevelConfigurationConditionType]()
+	types := make([]flowcontrolv1.PriorityLevelConfigurationConditionType, len(status.Conditions))
 	for i, c := range status.Conditions {
-		p := statusPath.Child("conditions").Index(i)
-		if seen.Has(c.Type) {
-			allErrs = append(allErrs, field.Duplicate(p.Child("type"), c.Type))
-		}
-		seen.Insert(c.Type)
-		if c.Type == "" {
-			allErrs = append(allErrs, field.Required(p.Child("type"), ""))
-		}
+		types[i] = c.Type
 	}
-	return allErrs
+	return validateConditionTypes(types)
 }
 
 // validateLevelDeclared is the declarative validation of a level's spec:
