@@ -53,6 +53,11 @@ var Layers = []Layer{
 			"pkg/authorization/authorizer", "pkg/admission", "pkg/metrics",
 		}},
 	}},
+	{Name: "clients", Components: []Component{
+		// Typed clients and informers of the server's own API, over
+		// its scheme, for the controllers, hooks and plugins above.
+		{Name: "client", Prefixes: []string{"pkg/client"}},
+	}},
 	{Name: "API types and leaf libraries", Components: []Component{
 		// The CEL function library is a leaf: the validation of DRA's
 		// device selectors compiles with it too.

@@ -8,11 +8,11 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/authorization/node"
+	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 )
 
@@ -26,7 +26,7 @@ import (
 // would never sync, and the server would never be ready: such a kind is
 // left out of the graph, and a node cannot reach its objects (which are
 // not served anyway). kube-apiserver decides by feature gates instead.
-func buildNodeAuthorizer(factory informers.SharedInformerFactory, runtimeConfig controlplane.RuntimeConfig) (authorizer.Authorizer, error) {
+func buildNodeAuthorizer(f *client.Informers, runtimeConfig controlplane.RuntimeConfig) (authorizer.Authorizer, error) {
 	rc, err := controlplane.ParseRuntimeConfig(runtimeConfig)
 	if err != nil {
 		return nil, fmt.Errorf("node authorizer: %w", err)
@@ -37,11 +37,21 @@ func buildNodeAuthorizer(factory informers.SharedInformerFactory, runtimeConfig 
 		informer func() cache.SharedIndexInformer
 		handlers func(*node.Graph, cache.SharedInformer) (cache.ResourceEventHandlerRegistration, error)
 	}{
-		{corev1.SchemeGroupVersion, factory.Core().V1().Pods().Informer, node.AddPodHandlers},
-		{corev1.SchemeGroupVersion, factory.Core().V1().PersistentVolumes().Informer, node.AddPVHandlers},
-		{storagev1.SchemeGroupVersion, factory.Storage().V1().VolumeAttachments().Informer, node.AddVolumeAttachmentHandlers},
-		{resourcev1.SchemeGroupVersion, factory.Resource().V1().ResourceSlices().Informer, node.AddResourceSliceHandlers},
-		{certificatesv1.SchemeGroupVersion, factory.Certificates().V1().PodCertificateRequests().Informer, node.AddPodCertificateRequestHandlers},
+		{corev1.SchemeGroupVersion, func() cache.SharedIndexInformer {
+			return client.InformerFor[*corev1.Pod, *corev1.PodList](f, "pods")
+		}, node.AddPodHandlers},
+		{corev1.SchemeGroupVersion, func() cache.SharedIndexInformer {
+			return client.InformerFor[*corev1.PersistentVolume, *corev1.PersistentVolumeList](f, "persistentvolumes")
+		}, node.AddPVHandlers},
+		{storagev1.SchemeGroupVersion, func() cache.SharedIndexInformer {
+			return client.InformerFor[*storagev1.VolumeAttachment, *storagev1.VolumeAttachmentList](f, "volumeattachments")
+		}, node.AddVolumeAttachmentHandlers},
+		{resourcev1.SchemeGroupVersion, func() cache.SharedIndexInformer {
+			return client.InformerFor[*resourcev1.ResourceSlice, *resourcev1.ResourceSliceList](f, "resourceslices")
+		}, node.AddResourceSliceHandlers},
+		{certificatesv1.SchemeGroupVersion, func() cache.SharedIndexInformer {
+			return client.InformerFor[*certificatesv1.PodCertificateRequest, *certificatesv1.PodCertificateRequestList](f, "podcertificaterequests")
+		}, node.AddPodCertificateRequestHandlers},
 	} {
 		if !rc.Enabled(feed.gv) {
 			continue

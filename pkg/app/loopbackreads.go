@@ -8,10 +8,8 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	coreclient "k8s.io/client-go/kubernetes/typed/core/v1"
-	discoveryclient "k8s.io/client-go/kubernetes/typed/discovery/v1"
-	policyclient "k8s.io/client-go/kubernetes/typed/policy/v1"
 
+	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/registry/core/pod"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
 	"github.com/kapi-dev/kapi/pkg/registry/resource/adminaccess"
@@ -22,13 +20,13 @@ import (
 // another group's objects, and their status update is a request like any
 // other (audited, admitted), as in kube-apiserver.
 type loopbackDisruptionBudgets struct {
-	client policyclient.PodDisruptionBudgetsGetter
+	client func(namespace string) client.WithStatus[*policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudgetList]
 }
 
 var _ pod.DisruptionBudgets = loopbackDisruptionBudgets{}
 
 func (b loopbackDisruptionBudgets) List(ctx context.Context, namespace string) ([]policyv1.PodDisruptionBudget, error) {
-	list, err := b.client.PodDisruptionBudgets(namespace).List(ctx, metav1.ListOptions{})
+	list, err := b.client(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -36,11 +34,11 @@ func (b loopbackDisruptionBudgets) List(ctx context.Context, namespace string) (
 }
 
 func (b loopbackDisruptionBudgets) Get(ctx context.Context, namespace, name string) (*policyv1.PodDisruptionBudget, error) {
-	return b.client.PodDisruptionBudgets(namespace).Get(ctx, name, metav1.GetOptions{})
+	return b.client(namespace).Get(ctx, name, metav1.GetOptions{})
 }
 
 func (b loopbackDisruptionBudgets) UpdateStatus(ctx context.Context, pdb *policyv1.PodDisruptionBudget) error {
-	_, err := b.client.PodDisruptionBudgets(pdb.Namespace).UpdateStatus(ctx, pdb, metav1.UpdateOptions{})
+	_, err := b.client(pdb.Namespace).UpdateStatus(ctx, pdb, metav1.UpdateOptions{})
 	return err
 }
 
@@ -48,14 +46,14 @@ func (b loopbackDisruptionBudgets) UpdateStatus(ctx context.Context, pdb *policy
 // endpoint from, listed through the loopback client by the service name
 // label the EndpointSlice controller sets.
 type loopbackEndpointSlices struct {
-	client discoveryclient.EndpointSlicesGetter
+	client client.Namespaced[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList]
 }
 
 var _ service.EndpointSlices = loopbackEndpointSlices{}
 
 func (s loopbackEndpointSlices) EndpointSlices(ctx context.Context, namespace, name string) ([]*discoveryv1.EndpointSlice, error) {
 	selector := labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: name}).String()
-	list, err := s.client.EndpointSlices(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	list, err := s.client(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return nil, err
 	}
@@ -69,11 +67,11 @@ func (s loopbackEndpointSlices) EndpointSlices(ctx context.Context, namespace, n
 // loopbackNamespaces are the namespaces resource.k8s.io claims read the
 // admin-access label from, through the loopback client.
 type loopbackNamespaces struct {
-	client coreclient.NamespacesGetter
+	client client.Interface[*corev1.Namespace, *corev1.NamespaceList]
 }
 
 var _ adminaccess.Namespaces = loopbackNamespaces{}
 
 func (n loopbackNamespaces) Get(ctx context.Context, name string) (*corev1.Namespace, error) {
-	return n.client.Namespaces().Get(ctx, name, metav1.GetOptions{})
+	return n.client.Get(ctx, name, metav1.GetOptions{})
 }

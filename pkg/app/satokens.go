@@ -14,8 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
@@ -23,6 +21,7 @@ import (
 	saauth "github.com/kapi-dev/kapi/pkg/authentication/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/authentication/token/bootstrap"
 	"github.com/kapi-dev/kapi/pkg/certs"
+	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/metrics"
 	"github.com/kapi-dev/kapi/pkg/registry/core/serviceaccount"
@@ -49,7 +48,7 @@ type serviceAccountTokens struct {
 // authenticators, reading objects through the loopback informers, and the
 // token issuer. externalAddress is host:port of this server as the
 // cluster sees it, for the default JWKS URI.
-func buildServiceAccountTokens(c *Config, pkiDir, externalAddress string, client kubernetes.Interface, factory informers.SharedInformerFactory, reg *metrics.Registry, log *slog.Logger) (*serviceAccountTokens, error) {
+func buildServiceAccountTokens(c *Config, pkiDir, externalAddress string, clients *client.Set, informers *client.Informers, reg *metrics.Registry, log *slog.Logger) (*serviceAccountTokens, error) {
 	sac := c.ServiceAccounts
 	issuers := sac.Issuers
 	if len(issuers) == 0 {
@@ -93,7 +92,7 @@ func buildServiceAccountTokens(c *Config, pkiDir, externalAddress string, client
 		return nil, fmt.Errorf("--service-account-key-file: %w", err)
 	}
 
-	getter := newObjectGetter(client, factory)
+	getter := newObjectGetter(clients, informers)
 	t := &serviceAccountTokens{apiAudiences: apiAudiences}
 	saMetrics := saauth.NewMetrics()
 	if err := reg.Register(saMetrics); err != nil {
@@ -106,7 +105,7 @@ func buildServiceAccountTokens(c *Config, pkiDir, externalAddress string, client
 		Lookup:       sac.Lookup,
 		Legacy:       true,
 		Getter:       getter,
-		Tracker:      legacyTokenTracker{client: client, log: log, patched: &sync.Map{}},
+		Tracker:      legacyTokenTracker{secrets: client.NamespacedFor[*corev1.Secret, *corev1.SecretList](clients, "secrets"), log: log, patched: &sync.Map{}},
 		Logger:       log.With("component", "serviceaccount-token"),
 		Metrics:      saMetrics,
 	}))
@@ -160,17 +159,16 @@ type objectGetter struct {
 	pods     corelisters.PodLister
 	secrets  corelisters.SecretLister
 	nodes    corelisters.NodeLister
-	client   kubernetes.Interface
+	clients  *client.Set
 }
 
-func newObjectGetter(client kubernetes.Interface, f informers.SharedInformerFactory) *objectGetter {
-	core := f.Core().V1()
+func newObjectGetter(clients *client.Set, f *client.Informers) *objectGetter {
 	return &objectGetter{
-		accounts: core.ServiceAccounts().Lister(),
-		pods:     core.Pods().Lister(),
-		secrets:  core.Secrets().Lister(),
-		nodes:    core.Nodes().Lister(),
-		client:   client,
+		accounts: corelisters.NewServiceAccountLister(client.InformerFor[*corev1.ServiceAccount, *corev1.ServiceAccountList](f, "serviceaccounts").GetIndexer()),
+		pods:     corelisters.NewPodLister(client.InformerFor[*corev1.Pod, *corev1.PodList](f, "pods").GetIndexer()),
+		secrets:  corelisters.NewSecretLister(client.InformerFor[*corev1.Secret, *corev1.SecretList](f, "secrets").GetIndexer()),
+		nodes:    corelisters.NewNodeLister(client.InformerFor[*corev1.Node, *corev1.NodeList](f, "nodes").GetIndexer()),
+		clients:  clients,
 	}
 }
 
@@ -190,28 +188,28 @@ func cachedOrLive[T any](cached func() (T, error), live func(ctx context.Context
 func (g *objectGetter) GetServiceAccount(namespace, name string) (*corev1.ServiceAccount, error) {
 	return cachedOrLive(func() (*corev1.ServiceAccount, error) { return g.accounts.ServiceAccounts(namespace).Get(name) },
 		func(ctx context.Context) (*corev1.ServiceAccount, error) {
-			return g.client.CoreV1().ServiceAccounts(namespace).Get(ctx, name, metav1.GetOptions{})
+			return client.For[*corev1.ServiceAccount, *corev1.ServiceAccountList](g.clients, "serviceaccounts", namespace).Get(ctx, name, metav1.GetOptions{})
 		})
 }
 
 func (g *objectGetter) GetPod(namespace, name string) (*corev1.Pod, error) {
 	return cachedOrLive(func() (*corev1.Pod, error) { return g.pods.Pods(namespace).Get(name) },
 		func(ctx context.Context) (*corev1.Pod, error) {
-			return g.client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+			return client.For[*corev1.Pod, *corev1.PodList](g.clients, "pods", namespace).Get(ctx, name, metav1.GetOptions{})
 		})
 }
 
 func (g *objectGetter) GetSecret(namespace, name string) (*corev1.Secret, error) {
 	return cachedOrLive(func() (*corev1.Secret, error) { return g.secrets.Secrets(namespace).Get(name) },
 		func(ctx context.Context) (*corev1.Secret, error) {
-			return g.client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+			return client.For[*corev1.Secret, *corev1.SecretList](g.clients, "secrets", namespace).Get(ctx, name, metav1.GetOptions{})
 		})
 }
 
 func (g *objectGetter) GetNode(name string) (*corev1.Node, error) {
 	return cachedOrLive(func() (*corev1.Node, error) { return g.nodes.Get(name) },
 		func(ctx context.Context) (*corev1.Node, error) {
-			return g.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			return client.For[*corev1.Node, *corev1.NodeList](g.clients, "nodes", "").Get(ctx, name, metav1.GetOptions{})
 		})
 }
 
@@ -221,8 +219,8 @@ func (g *objectGetter) GetNode(name string) (*corev1.Node, error) {
 // the token again find it missing: the tracker patches once per Secret and
 // day all the same.
 type legacyTokenTracker struct {
-	client kubernetes.Interface
-	log    *slog.Logger
+	secrets client.Namespaced[*corev1.Secret, *corev1.SecretList]
+	log     *slog.Logger
 	// patched is the day each Secret ("namespace/name") was last patched.
 	patched *sync.Map
 }
@@ -235,7 +233,7 @@ func (l legacyTokenTracker) MarkLegacyTokenUsed(namespace, secretName, date stri
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), liveTimeout)
 		defer cancel()
-		if _, err := l.client.CoreV1().Secrets(namespace).Patch(ctx, secretName, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if _, err := l.secrets(namespace).Patch(ctx, secretName, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			l.log.Warn("Could not label a legacy service account token's Secret as used", "secret", namespace+"/"+secretName, "err", err)
 		}
 	}()

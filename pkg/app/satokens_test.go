@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+
+	kapiclient "github.com/kapi-dev/kapi/pkg/client"
 )
 
 // TestLegacyTokenTrackerPatchesOncePerDay: the Secret of a legacy token
@@ -17,7 +19,10 @@ import (
 // requests use the token before the label shows in the cache.
 func TestLegacyTokenTrackerPatchesOncePerDay(t *testing.T) {
 	client := fake.NewSimpleClientset(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tok"}})
-	tr := legacyTokenTracker{client: client, log: slog.New(slog.NewTextHandler(io.Discard, nil)), patched: &sync.Map{}}
+	secrets := func(ns string) kapiclient.Interface[*corev1.Secret, *corev1.SecretList] {
+		return client.CoreV1().Secrets(ns)
+	}
+	tr := legacyTokenTracker{secrets: secrets, log: slog.New(slog.NewTextHandler(io.Discard, nil)), patched: &sync.Map{}}
 	for range 5 {
 		if err := tr.MarkLegacyTokenUsed("ns", "tok", "2026-11-25"); err != nil {
 			t.Fatal(err)

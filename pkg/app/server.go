@@ -17,10 +17,12 @@ import (
 	"strconv"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
@@ -30,6 +32,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authorization"
 	rbacauthorizer "github.com/kapi-dev/kapi/pkg/authorization/rbac"
 	"github.com/kapi-dev/kapi/pkg/certs"
+	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/controlplane/clusterauthenticationtrust"
 	"github.com/kapi-dev/kapi/pkg/controlplane/reconcilers"
@@ -113,17 +116,17 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		return nil, err
 	}
 	loopback := server.LoopbackConfig{Host: s.URL, BearerToken: loopbackToken, CAData: caPEM, ServerName: loopbackServerName}
-	loopbackClient, err := kubernetes.NewForConfig(loopback.RESTConfig())
+	loopbackClients, err := client.NewSet(loopback.RESTConfig(), scheme.Scheme)
 	if err != nil {
 		return nil, fmt.Errorf("loopback client: %w", err)
 	}
-	sharedInformers := informers.NewSharedInformerFactory(loopbackClient, 0)
+	sharedInformers := client.NewInformers(loopbackClients)
 
-	client, err := s.startStorage(ctx, c, log)
+	etcdClient, err := s.startStorage(ctx, c, log)
 	if err != nil {
 		return nil, err
 	}
-	// The caches watch through client: they stop before it closes.
+	// The caches watch through etcdClient: they stop before it closes.
 	watchCacheConfig := c.WatchCache
 	watchCacheConfig.Logger = log.With("component", "watch-cache")
 	watchCaches := generic.NewWatchCaches(watchCacheConfig)
@@ -134,7 +137,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	if c.Etcd.CompactionInterval > 0 {
 		compactCtx, stopCompactor := context.WithCancel(context.Background())
 		s.closers = append(s.closers, func() error { stopCompactor(); return nil })
-		go etcd3.RunCompactor(compactCtx, client, c.Etcd.CompactionInterval, log.With("component", "etcd-compactor"))
+		go etcd3.RunCompactor(compactCtx, etcdClient, c.Etcd.CompactionInterval, log.With("component", "etcd-compactor"))
 	}
 
 	// Metrics are recorded from the request path up: the registry comes
@@ -145,7 +148,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		return nil, err
 	}
 
-	saTokens, err := buildServiceAccountTokens(c, filepath.Join(c.DataDir, "pki"), net.JoinHostPort(public.String(), strconv.Itoa(port)), loopbackClient, sharedInformers, metricsRegistry, log)
+	saTokens, err := buildServiceAccountTokens(c, filepath.Join(c.DataDir, "pki"), net.JoinHostPort(public.String(), strconv.Itoa(port)), loopbackClients, sharedInformers, metricsRegistry, log)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +165,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	// RBAC reads roles and bindings through the loopback informers; its
 	// rules also back the escalation check of the RBAC resources, whatever
 	// the modes, as in kube-apiserver.
-	rbacAuthz, err := rbacauthorizer.NewFromInformers(sharedInformers.Rbac().V1())
+	rbacAuthz, err := rbacauthorizer.NewFromInformers(rbacInformers(sharedInformers))
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +194,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	reloadCtx, stopReload := context.WithCancel(context.Background())
 	s.closers = append(s.closers, func() error { stopReload(); return nil })
 	go authz.Run(reloadCtx)
-	admit := buildAdmission(loopbackClient, sharedInformers)
+	admit := buildAdmission(loopbackClients, sharedInformers)
 
 	disc := discovery.NewRegistry()
 	openAPIService := openapi.NewService(openapi.Config{
@@ -199,7 +202,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		Scheme: scheme.Scheme,
 	})
 	openAPI := server.NewOpenAPIResources(openAPIService)
-	storageBackend := &storagebackend.Factory{Client: client, Prefix: c.Etcd.Prefix}
+	storageBackend := &storagebackend.Factory{Client: etcdClient, Prefix: c.Etcd.Prefix}
 	// Registered whether or not anything is encrypted, as kube-apiserver's.
 	encryptionMetrics := value.NewMetrics(identity)
 	encryptionReloads := encryptionReloadMetrics(identity)
@@ -254,14 +257,16 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		ServiceAccountTokens:  saTokens.issue,
 		Authenticator:         authn.request,
 		APIAudiences:          saTokens.apiAudiences,
-		EtcdHealth:            etcdHealth(c, client),
+		EtcdHealth:            etcdHealth(c, etcdClient),
 		// Evictions and service proxies read other groups through the
 		// loopback client, as kube-apiserver's do.
-		DisruptionBudgets: loopbackDisruptionBudgets{loopbackClient.PolicyV1()},
-		EndpointSlices:    loopbackEndpointSlices{loopbackClient.DiscoveryV1()},
-		Namespaces:        loopbackNamespaces{loopbackClient.CoreV1()},
+		DisruptionBudgets: loopbackDisruptionBudgets{func(namespace string) client.WithStatus[*policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudgetList] {
+			return client.For[*policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudgetList](loopbackClients, "poddisruptionbudgets", namespace)
+		}},
+		EndpointSlices: loopbackEndpointSlices{client.NamespacedFor[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList](loopbackClients, "endpointslices")},
+		Namespaces:     loopbackNamespaces{client.For[*corev1.Namespace, *corev1.NamespaceList](loopbackClients, "namespaces", "")},
 		// kube-apiserver's --endpoint-reconciler-type=lease.
-		EndpointLeases:            &reconcilers.EtcdLeases{Client: client, Prefix: c.Etcd.Prefix + "/masterleases/", TTL: reconcilers.DefaultLeaseTTL},
+		EndpointLeases:            &reconcilers.EtcdLeases{Client: etcdClient, Prefix: c.Etcd.Prefix + "/masterleases/", TTL: reconcilers.DefaultLeaseTTL},
 		EndpointReconcileInterval: c.EndpointReconcileInterval,
 		// The second range of a dual-stack --service-cluster-ip-range.
 		SecondaryServiceClusterIPRange: c.SecondaryServiceClusterIPRange,
@@ -269,20 +274,20 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	kube.AddHealthChecks(healthz.ContextCheck("etcd", etcd3.HealthCheck(client)))
+	kube.AddHealthChecks(healthz.ContextCheck("etcd", etcd3.HealthCheck(etcdClient)))
 	aggregator := server.New("aggregator", kube, disc)
 	// The admission chain reads namespaces from the informers: the server
 	// is ready once they have synced.
 	aggregator.AddPostStartHook("generic-apiserver-start-informers", func(ctx server.PostStartHookContext) error {
-		sharedInformers.Start(ctx.Done())
-		for typ, synced := range sharedInformers.WaitForCacheSync(ctx.Done()) {
+		sharedInformers.Start(ctx.Context)
+		for typ, synced := range sharedInformers.WaitForCacheSync(ctx.Context) {
 			if !synced && ctx.Err() == nil {
 				return fmt.Errorf("the informer of %v did not sync", typ)
 			}
 		}
 		return nil
 	})
-	if err := addRBACBootstrap(aggregator, rbacServed(disc.HasResource), loopbackClient, sharedInformers, log); err != nil {
+	if err := addRBACBootstrap(aggregator, rbacServed(disc.HasResource), loopbackClients, sharedInformers, log); err != nil {
 		return nil, err
 	}
 	if encryptionAtRest != nil {
@@ -290,7 +295,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	}
 	// kube-apiserver's cluster-authentication-trust controller.
 	aggregator.AddPostStartHook("start-cluster-authentication-info-controller", func(ctx server.PostStartHookContext) error {
-		clusterauthenticationtrust.Run(ctx, loopbackClient, authn.trust, func(err error) {
+		clusterauthenticationtrust.Run(ctx, clusterauthenticationtrust.Clients{
+			ConfigMaps: client.For[*corev1.ConfigMap, *corev1.ConfigMapList](loopbackClients, "configmaps", clusterauthenticationtrust.Namespace),
+			Namespaces: client.For[*corev1.Namespace, *corev1.NamespaceList](loopbackClients, "namespaces", ""),
+		}, authn.trust, func(err error) {
 			log.Error("Unable to publish "+clusterauthenticationtrust.Namespace+"/"+clusterauthenticationtrust.Name, "err", err)
 		})
 		return nil
@@ -331,13 +339,13 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 // buildAdmission is the admission chain every server of the delegation
 // chain runs: NamespaceLifecycle, reading namespaces from the informers
 // and, when the cache cannot tell, through the loopback client.
-func buildAdmission(client kubernetes.Interface, factory informers.SharedInformerFactory) admission.Interface {
-	namespaces := factory.Core().V1().Namespaces()
+func buildAdmission(clients *client.Set, informers *client.Informers) admission.Interface {
+	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](informers, "namespaces")
 	return admission.Chain{
 		lifecycle.New(lifecycle.Config{
-			Lister:    namespaces.Lister(),
-			HasSynced: namespaces.Informer().HasSynced,
-			Live:      client.CoreV1().Namespaces(),
+			Lister:    corelisters.NewNamespaceLister(namespaces.GetIndexer()),
+			HasSynced: namespaces.HasSynced,
+			Live:      client.For[*corev1.Namespace, *corev1.NamespaceList](clients, "namespaces", ""),
 			Immortal:  []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic},
 		}),
 	}

@@ -10,13 +10,17 @@ import (
 	"strconv"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apis/scheduling"
+	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/controlplane/identitylease"
 	"github.com/kapi-dev/kapi/pkg/controlplane/reconcilers"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
@@ -35,12 +39,12 @@ const DefaultEndpointReconcileInterval = 10 * time.Second
 
 // kubeAPIServerClient is the loopback client the bootstrap controllers
 // write with; its user agent makes "kube-apiserver" their field manager.
-func kubeAPIServerClient(hctx server.PostStartHookContext) (kubernetes.Interface, error) {
+func kubeAPIServerClient(hctx server.PostStartHookContext) (*client.Set, error) {
 	cfg := hctx.Loopback.RESTConfig()
 	cfg.UserAgent = "kube-apiserver"
 	// The Endpoints it must write are deprecated: nobody to warn.
 	cfg.WarningHandler = rest.NoWarnings{}
-	return kubernetes.NewForConfig(cfg)
+	return client.NewSet(cfg, scheme.Scheme)
 }
 
 // bootstrapController keeps the default/kubernetes Service and its
@@ -81,11 +85,16 @@ func (c *bootstrapController) start(hctx server.PostStartHookContext) error {
 	if !c.reconcilesEndpoints() {
 		return nil
 	}
-	client, err := kubeAPIServerClient(hctx)
+	clients, err := kubeAPIServerClient(hctx)
 	if err != nil {
 		return err
 	}
-	c.reconciler = &reconcilers.EndpointReconciler{Client: client, Leases: c.leases, Service: "kubernetes"}
+	c.reconciler = &reconcilers.EndpointReconciler{
+		Endpoints:      client.For[*corev1.Endpoints, *corev1.EndpointsList](clients, "endpoints", metav1.NamespaceDefault),
+		EndpointSlices: client.For[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList](clients, "endpointslices", metav1.NamespaceDefault),
+		Leases:         c.leases,
+		Service:        "kubernetes",
+	}
 	if err := c.reconciler.Reconcile(hctx, c.address, c.ports()); err != nil {
 		c.log.Error("Unable to reconcile the kubernetes endpoints", "err", err)
 	}
@@ -136,14 +145,15 @@ func (c *bootstrapController) stop() error {
 // be deleted one by one, so they are not watched after.
 func systemPriorityClassesHook(log *slog.Logger) server.PostStartHookFunc {
 	return func(hctx server.PostStartHookContext) error {
-		client, err := kubeAPIServerClient(hctx)
+		clients, err := kubeAPIServerClient(hctx)
 		if err != nil {
 			return err
 		}
+		pcs := client.For[*schedulingv1.PriorityClass, *schedulingv1.PriorityClassList](clients, "priorityclasses", "")
 		ctx, cancel := context.WithTimeout(hctx.Context, 30*time.Second)
 		defer cancel()
 		for {
-			err := createSystemPriorityClasses(ctx, client)
+			err := createSystemPriorityClasses(ctx, pcs)
 			if err == nil {
 				return nil
 			}
@@ -157,8 +167,7 @@ func systemPriorityClassesHook(log *slog.Logger) server.PostStartHookFunc {
 	}
 }
 
-func createSystemPriorityClasses(ctx context.Context, client kubernetes.Interface) error {
-	pcs := client.SchedulingV1().PriorityClasses()
+func createSystemPriorityClasses(ctx context.Context, pcs client.Interface[*schedulingv1.PriorityClass, *schedulingv1.PriorityClassList]) error {
 	for _, pc := range scheduling.SystemPriorityClasses() {
 		_, err := pcs.Get(ctx, pc.Name, metav1.GetOptions{})
 		if err == nil {
@@ -178,7 +187,7 @@ func createSystemPriorityClasses(ctx context.Context, client kubernetes.Interfac
 // collector: post-start hooks that start them in the background.
 func identityLeaseHooks(host string, address net.IP, securePort int, gcInterval time.Duration, log *slog.Logger) (controller, collector server.PostStartHookFunc) {
 	controller = func(hctx server.PostStartHookContext) error {
-		client, err := kubeAPIServerClient(hctx)
+		leases, err := systemLeases(hctx)
 		if err != nil {
 			return err
 		}
@@ -186,18 +195,28 @@ func identityLeaseHooks(host string, address net.IP, securePort int, gcInterval 
 		if address != nil {
 			peer = net.JoinHostPort(address.String(), strconv.Itoa(securePort))
 		}
-		go identitylease.NewController(client, host, peer, log).Run(hctx.Context)
+		go identitylease.NewController(leases, host, peer, log).Run(hctx.Context)
 		return nil
 	}
 	collector = func(hctx server.PostStartHookContext) error {
-		client, err := kubeAPIServerClient(hctx)
+		leases, err := systemLeases(hctx)
 		if err != nil {
 			return err
 		}
-		go identitylease.RunCollector(hctx.Context, client, gcInterval, log)
+		go identitylease.RunCollector(hctx.Context, leases, gcInterval, log)
 		return nil
 	}
 	return controller, collector
+}
+
+// systemLeases is the client of the Leases of kube-system the identity
+// lease controllers write with.
+func systemLeases(hctx server.PostStartHookContext) (client.Interface[*coordinationv1.Lease, *coordinationv1.LeaseList], error) {
+	clients, err := kubeAPIServerClient(hctx)
+	if err != nil {
+		return nil, err
+	}
+	return client.For[*coordinationv1.Lease, *coordinationv1.LeaseList](clients, "leases", metav1.NamespaceSystem), nil
 }
 
 // hostname is the host name the identity lease is named after.

@@ -19,12 +19,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	flowcontrolclient "k8s.io/client-go/kubernetes/typed/flowcontrol/v1"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/controlplane/apfbootstrap"
 	"github.com/kapi-dev/kapi/pkg/controlplane/identitylease"
 	"github.com/kapi-dev/kapi/pkg/controlplane/reconcilers"
@@ -338,10 +338,13 @@ func apfBootstrapHook(log *slog.Logger) server.PostStartHookFunc {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return func(hctx server.PostStartHookContext) error {
-		client, err := flowcontrolclient.NewForConfig(hctx.Loopback.RESTConfig())
+		clients, err := client.NewSet(hctx.Loopback.RESTConfig(), scheme.Scheme)
 		if err != nil {
 			return fmt.Errorf("the APF bootstrap client: %w", err)
 		}
-		return apfbootstrap.Run(hctx.Context, client, apfbootstrap.Interval, log.With("component", "apf-bootstrap"))
+		return apfbootstrap.Run(hctx.Context, apfbootstrap.Clients{
+			FlowSchemas:                 client.For[*flowcontrolv1.FlowSchema, *flowcontrolv1.FlowSchemaList](clients, "flowschemas", ""),
+			PriorityLevelConfigurations: client.For[*flowcontrolv1.PriorityLevelConfiguration, *flowcontrolv1.PriorityLevelConfigurationList](clients, "prioritylevelconfigurations", ""),
+		}, apfbootstrap.Interval, log.With("component", "apf-bootstrap"))
 	}
 }

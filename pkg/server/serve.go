@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -319,9 +320,13 @@ func http2Config(maxStreams int) *http.HTTP2Config {
 // becomes healthy in /readyz when it returns.
 func (p *Prepared) runPostStartHooks(ctx context.Context) {
 	hookCtx := PostStartHookContext{Context: ctx, Loopback: p.cfg.Loopback}
+	var hooks sync.WaitGroup
+	defer func() { go releaseStartupMemory(&hooks) }()
 	for _, srv := range p.servers {
 		for _, h := range srv.PostStartHooks() {
+			hooks.Add(1)
 			go func(h PostStartHook) {
+				defer hooks.Done()
 				err := runHook(h, hookCtx)
 				p.hooksMu.Lock()
 				defer p.hooksMu.Unlock()
@@ -334,6 +339,18 @@ func (p *Prepared) runPostStartHooks(ctx context.Context) {
 			}(h)
 		}
 	}
+}
+
+// releaseStartupMemory returns to the operating system, once every
+// post-start hook has returned, the memory the start-up used and no
+// longer needs. Building the server's documents, definitions and
+// bootstrap objects leaves about as much garbage as the server keeps;
+// the Go runtime would hand it back only over minutes, and an idle
+// server would hold it until then. One collection, once, while nothing
+// else runs.
+func releaseStartupMemory(hooks *sync.WaitGroup) {
+	hooks.Wait()
+	debug.FreeOSMemory()
 }
 
 // runHook runs a hook, turning a panic into an error so one broken hook

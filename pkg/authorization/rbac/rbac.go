@@ -21,7 +21,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	rbacinformers "k8s.io/client-go/informers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/pkg/apis/rbac"
@@ -48,17 +47,22 @@ func New(roles, roleBindings, clusterRoles, clusterRoleBindings cache.Indexer) *
 	return &Authorizer{roles: roles, roleBindings: roleBindings, clusterRoles: clusterRoles, clusterRoleBindings: clusterRoleBindings}
 }
 
+// Informers are the shared informers of the four RBAC kinds.
+type Informers struct {
+	Roles, RoleBindings, ClusterRoles, ClusterRoleBindings cache.SharedIndexInformer
+}
+
 // NewFromInformers adds the subject index to the binding informers of f
 // and returns an authorizer over their caches. Call it before the
 // informers start: an index cannot be added to a running informer.
-func NewFromInformers(f rbacinformers.Interface) (*Authorizer, error) {
-	rb, crb := f.RoleBindings().Informer(), f.ClusterRoleBindings().Informer()
+func NewFromInformers(f Informers) (*Authorizer, error) {
+	rb, crb := f.RoleBindings, f.ClusterRoleBindings
 	for _, inf := range []cache.SharedIndexInformer{rb, crb} {
 		if err := inf.AddIndexers(Indexers()); err != nil {
 			return nil, fmt.Errorf("rbac: %w", err)
 		}
 	}
-	return New(f.Roles().Informer().GetIndexer(), rb.GetIndexer(), f.ClusterRoles().Informer().GetIndexer(), crb.GetIndexer()), nil
+	return New(f.Roles.GetIndexer(), rb.GetIndexer(), f.ClusterRoles.GetIndexer(), crb.GetIndexer()), nil
 }
 
 // Authorize allows the request if a rule bound to its user allows it.

@@ -20,6 +20,7 @@ package clusterroleaggregation
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -30,13 +31,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
-	rbacinformers "k8s.io/client-go/informers/rbac/v1"
-	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/kapi-dev/kapi/pkg/client"
 )
 
 // FieldManager is the manager the controller applies rules as, the one
@@ -45,7 +46,7 @@ const FieldManager = "clusterrole-aggregation-controller"
 
 // Controller aggregates ClusterRoles.
 type Controller struct {
-	client rbacclient.ClusterRolesGetter
+	client client.Interface[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList]
 	lister rbaclisters.ClusterRoleLister
 	synced cache.InformerSynced
 	queue  workqueue.TypedRateLimitingInterface[string]
@@ -55,21 +56,21 @@ type Controller struct {
 // New returns a controller that watches ClusterRoles through informer
 // and writes aggregated rules through client. Start the informer's
 // factory, then call Run.
-func New(informer rbacinformers.ClusterRoleInformer, client rbacclient.ClusterRolesGetter, log *slog.Logger) (*Controller, error) {
+func New(informer cache.SharedIndexInformer, client client.Interface[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList], log *slog.Logger) (*Controller, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Controller{
 		client: client,
-		lister: informer.Lister(),
-		synced: informer.Informer().HasSynced,
+		lister: rbaclisters.NewClusterRoleLister(informer.GetIndexer()),
+		synced: informer.HasSynced,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "ClusterRoleAggregator"},
 		),
 		log: log,
 	}
-	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { c.enqueueAggregated() },
 		UpdateFunc: func(any, any) { c.enqueueAggregated() },
 		DeleteFunc: func(any) { c.enqueueAggregated() },
@@ -161,24 +162,36 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 // kube-controller-manager does; a server that does not take apply
 // patches answers 415, and then an update does the same.
 func (c *Controller) write(ctx context.Context, role *rbacv1.ClusterRole, rules []rbacv1.PolicyRule) error {
-	apply := rbacv1ac.ClusterRole(role.Name)
-	for _, r := range rules {
-		apply.WithRules(&rbacv1ac.PolicyRuleApplyConfiguration{
-			Verbs:           r.Verbs,
-			APIGroups:       r.APIGroups,
-			Resources:       r.Resources,
-			ResourceNames:   r.ResourceNames,
-			NonResourceURLs: r.NonResourceURLs,
-		})
+	apply, err := json.Marshal(appliedRules{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
+		ObjectMeta: appliedName{Name: role.Name},
+		Rules:      rules,
+	})
+	if err != nil {
+		return err
 	}
-	_, err := c.client.ClusterRoles().Apply(ctx, apply, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+	force := true
+	_, err = c.client.Patch(ctx, role.Name, types.ApplyPatchType, apply, metav1.PatchOptions{FieldManager: FieldManager, Force: &force})
 	if !apierrors.IsUnsupportedMediaType(err) {
 		return err
 	}
 	updated := role.DeepCopy()
 	updated.Rules = rules
-	_, err = c.client.ClusterRoles().Update(ctx, updated, metav1.UpdateOptions{})
+	_, err = c.client.Update(ctx, updated, metav1.UpdateOptions{})
 	return err
+}
+
+// appliedRules is the apply configuration the controller sends: the
+// role's name and its rules, nothing else. No rules are left out, as
+// kube-controller-manager's apply configuration leaves them out.
+type appliedRules struct {
+	metav1.TypeMeta `json:",inline"`
+	ObjectMeta      appliedName         `json:"metadata"`
+	Rules           []rbacv1.PolicyRule `json:"rules,omitempty"`
+}
+
+type appliedName struct {
+	Name string `json:"name"`
 }
 
 // Aggregate returns the rules role aggregates from roles: for each

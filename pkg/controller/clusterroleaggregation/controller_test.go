@@ -39,7 +39,7 @@ func startWorkers(t *testing.T, workers int) *cluster {
 		create(t, client, &r)
 	}
 	factory := informers.NewSharedInformerFactory(client, 0)
-	c, err := clusterroleaggregation.New(factory.Rbac().V1().ClusterRoles(), client.RbacV1(), nil)
+	c, err := clusterroleaggregation.New(factory.Rbac().V1().ClusterRoles().Informer(), client.RbacV1().ClusterRoles(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

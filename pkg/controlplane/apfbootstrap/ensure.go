@@ -25,9 +25,9 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	flowcontrolclient "k8s.io/client-go/kubernetes/typed/flowcontrol/v1"
 
 	"github.com/kapi-dev/kapi/pkg/apis/flowcontrol"
+	"github.com/kapi-dev/kapi/pkg/client"
 )
 
 // HookName is the name of kube-apiserver's post-start hook, which
@@ -37,6 +37,12 @@ const HookName = "priority-and-fairness-config-producer"
 // fieldManager is the manager kube-apiserver writes the objects as.
 const fieldManager = "api-priority-and-fairness-config-producer-v1"
 
+// Clients are what the configuration is written with.
+type Clients struct {
+	FlowSchemas                 client.Interface[*flowcontrolv1.FlowSchema, *flowcontrolv1.FlowSchemaList]
+	PriorityLevelConfigurations client.Interface[*flowcontrolv1.PriorityLevelConfiguration, *flowcontrolv1.PriorityLevelConfigurationList]
+}
+
 // Interval is how often Run checks the configuration again once it is in
 // place: kube-apiserver's minute.
 const Interval = time.Minute
@@ -45,9 +51,9 @@ const Interval = time.Minute
 // place (or ctx ends), then keeps ensuring it every interval in a
 // goroutine until ctx ends. Its error is that of the last attempt when
 // ctx ended before the first success.
-func Run(ctx context.Context, client flowcontrolclient.FlowcontrolV1Interface, interval time.Duration, log *slog.Logger) error {
+func Run(ctx context.Context, c Clients, interval time.Duration, log *slog.Logger) error {
 	for {
-		err := Ensure(ctx, client)
+		err := Ensure(ctx, c)
 		if err == nil {
 			break
 		}
@@ -66,7 +72,7 @@ func Run(ctx context.Context, client flowcontrolclient.FlowcontrolV1Interface, i
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if err := Ensure(ctx, client); err != nil && ctx.Err() == nil {
+				if err := Ensure(ctx, c); err != nil && ctx.Err() == nil {
 					log.Error("APF bootstrap ensurer ran into an error, will retry", "err", err)
 				}
 			}
@@ -78,8 +84,8 @@ func Run(ctx context.Context, client flowcontrolclient.FlowcontrolV1Interface, i
 // Ensure makes one pass, in kube-apiserver's order: the suggested
 // levels and schemas, the mandatory ones, then the removal of objects
 // that left the configuration.
-func Ensure(ctx context.Context, client flowcontrolclient.FlowcontrolV1Interface) error {
-	levels, schemas := levelOps{client.PriorityLevelConfigurations()}, schemaOps{client.FlowSchemas()}
+func Ensure(ctx context.Context, c Clients) error {
+	levels, schemas := levelOps{c.PriorityLevelConfigurations}, schemaOps{c.FlowSchemas}
 	steps := []func() error{
 		func() error { return ensureAll(ctx, levels, flowcontrol.SuggestedPriorityLevelConfigurations(), false) },
 		func() error { return ensureAll(ctx, schemas, flowcontrol.SuggestedFlowSchemas(), false) },
@@ -240,7 +246,7 @@ func names[T object](lists ...[]T) map[string]bool {
 }
 
 type schemaOps struct {
-	flowcontrolclient.FlowSchemaInterface
+	client.Interface[*flowcontrolv1.FlowSchema, *flowcontrolv1.FlowSchemaList]
 }
 
 func (o schemaOps) list(ctx context.Context) ([]*flowcontrolv1.FlowSchema, error) {
@@ -272,7 +278,7 @@ func (schemaOps) deepCopy(fs *flowcontrolv1.FlowSchema) *flowcontrolv1.FlowSchem
 }
 
 type levelOps struct {
-	flowcontrolclient.PriorityLevelConfigurationInterface
+	client.Interface[*flowcontrolv1.PriorityLevelConfiguration, *flowcontrolv1.PriorityLevelConfigurationList]
 }
 
 func (o levelOps) list(ctx context.Context) ([]*flowcontrolv1.PriorityLevelConfiguration, error) {

@@ -169,7 +169,7 @@ func TestEnsureRestoresByTheAutoUpdateAnnotation(t *testing.T) {
 		}
 	}
 
-	if err := apfbootstrap.Ensure(ctx, client); err != nil {
+	if err := apfbootstrap.Ensure(ctx, apfbootstrap.Clients{FlowSchemas: schemas, PriorityLevelConfigurations: levels}); err != nil {
 		t.Fatal(err)
 	}
 

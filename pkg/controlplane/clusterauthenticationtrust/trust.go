@@ -24,7 +24,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+
+	"github.com/kapi-dev/kapi/pkg/client"
 )
 
 const (
@@ -140,10 +141,17 @@ func mergeCAs(now time.Time, bundles ...[]byte) []byte {
 	return out
 }
 
+// Clients are what the controller writes with.
+type Clients struct {
+	// ConfigMaps are those of kube-system.
+	ConfigMaps client.Interface[*corev1.ConfigMap, *corev1.ConfigMapList]
+	Namespaces client.Interface[*corev1.Namespace, *corev1.NamespaceList]
+}
+
 // Sync writes info into the ConfigMap, creating kube-system and the
 // ConfigMap if needed.
-func Sync(ctx context.Context, client kubernetes.Interface, info Info) error {
-	cms := client.CoreV1().ConfigMaps(Namespace)
+func Sync(ctx context.Context, c Clients, info Info) error {
+	cms := c.ConfigMaps
 	cm, err := cms.Get(ctx, Name, metav1.GetOptions{})
 	exists := err == nil
 	if apierrors.IsNotFound(err) {
@@ -165,8 +173,8 @@ func Sync(ctx context.Context, client kubernetes.Interface, info Info) error {
 		_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
 		return err
 	}
-	if _, err := client.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{}); apierrors.IsNotFound(err) {
-		_, err = client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}, metav1.CreateOptions{})
+	if _, err := c.Namespaces.Get(ctx, Namespace, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		_, err = c.Namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return err
 		}
@@ -179,8 +187,8 @@ func Sync(ctx context.Context, client kubernetes.Interface, info Info) error {
 // the ConfigMap and its CA files as often) until ctx ends. info is asked
 // each time. A failed sync is reported to onError and tried again at the
 // next tick: like kube-apiserver's controller, it never stops the server.
-func Run(ctx context.Context, client kubernetes.Interface, info func() Info, onError func(error)) {
-	if err := Sync(ctx, client, info()); err != nil {
+func Run(ctx context.Context, c Clients, info func() Info, onError func(error)) {
+	if err := Sync(ctx, c, info()); err != nil {
 		onError(err)
 	}
 	go func() {
@@ -191,7 +199,7 @@ func Run(ctx context.Context, client kubernetes.Interface, info func() Info, onE
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if err := Sync(ctx, client, info()); err != nil && ctx.Err() == nil {
+				if err := Sync(ctx, c, info()); err != nil && ctx.Err() == nil {
 					onError(err)
 				}
 			}

@@ -45,7 +45,7 @@ func oracleInfo(cm *corev1.ConfigMap) Info {
 func TestPublishedAsKubeAPIServer(t *testing.T) {
 	want := recorded(t)
 	client := fake.NewClientset()
-	if err := Sync(context.Background(), client, oracleInfo(want)); err != nil {
+	if err := Sync(context.Background(), clientsOf(client), oracleInfo(want)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := client.CoreV1().ConfigMaps(Namespace).Get(context.Background(), Name, metav1.GetOptions{})
@@ -56,7 +56,7 @@ func TestPublishedAsKubeAPIServer(t *testing.T) {
 		t.Errorf("data =\n%v\nwant\n%v", got.Data, want.Data)
 	}
 	// A second server with the same settings changes nothing.
-	if err := Sync(context.Background(), client, oracleInfo(want)); err != nil {
+	if err := Sync(context.Background(), clientsOf(client), oracleInfo(want)); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := client.CoreV1().ConfigMaps(Namespace).Get(context.Background(), Name, metav1.GetOptions{})
@@ -118,4 +118,8 @@ func countCerts(s string) int {
 		}
 		n++
 	}
+}
+
+func clientsOf(fake *fake.Clientset) Clients {
+	return Clients{ConfigMaps: fake.CoreV1().ConfigMaps(Namespace), Namespaces: fake.CoreV1().Namespaces()}
 }

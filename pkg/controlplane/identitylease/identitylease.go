@@ -21,7 +21,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/client-go/kubernetes"
+
+	"github.com/kapi-dev/kapi/pkg/client"
 )
 
 const (
@@ -55,7 +56,8 @@ func Name(host string) string {
 
 // Controller holds and renews the identity lease of one server.
 type Controller struct {
-	Client kubernetes.Interface
+	// Leases are those of kube-system.
+	Leases client.Interface[*coordinationv1.Lease, *coordinationv1.LeaseList]
 	// Host is the host name of the server.
 	Host string
 	// PeerAddress is host:port peers reach the server at.
@@ -68,8 +70,8 @@ type Controller struct {
 
 // NewController returns the identity lease controller of a server on
 // host; its holder identity is the lease's name and a fresh UUID.
-func NewController(client kubernetes.Interface, host, peerAddress string, log *slog.Logger) *Controller {
-	return &Controller{Client: client, Host: host, PeerAddress: peerAddress, Logger: log,
+func NewController(leases client.Interface[*coordinationv1.Lease, *coordinationv1.LeaseList], host, peerAddress string, log *slog.Logger) *Controller {
+	return &Controller{Leases: leases, Host: host, PeerAddress: peerAddress, Logger: log,
 		holder: Name(host) + "_" + string(uuid.NewUUID()), now: time.Now}
 }
 
@@ -94,7 +96,7 @@ func (c *Controller) Run(ctx context.Context) {
 // Renew creates the lease if it is missing and otherwise renews it, with
 // its labels and annotation put back.
 func (c *Controller) Renew(ctx context.Context) error {
-	leases := c.Client.CoordinationV1().Leases(metav1.NamespaceSystem)
+	leases := c.Leases
 	name := Name(c.Host)
 	lease, err := leases.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -136,8 +138,7 @@ func (c *Controller) prepare(lease *coordinationv1.Lease) {
 // now: their renewal plus their duration is past. A lease is read again
 // before it goes, and deleted only at the version that was read, so that
 // a server renewing it in between keeps it.
-func Collect(ctx context.Context, client kubernetes.Interface, now time.Time) error {
-	leases := client.CoordinationV1().Leases(metav1.NamespaceSystem)
+func Collect(ctx context.Context, leases client.Interface[*coordinationv1.Lease, *coordinationv1.LeaseList], now time.Time) error {
 	list, err := leases.List(ctx, metav1.ListOptions{LabelSelector: IdentityLabel + "=" + Component})
 	if err != nil {
 		return err
@@ -159,7 +160,7 @@ func Collect(ctx context.Context, client kubernetes.Interface, now time.Time) er
 }
 
 // RunCollector collects expired leases every interval until ctx is done.
-func RunCollector(ctx context.Context, client kubernetes.Interface, interval time.Duration, log *slog.Logger) {
+func RunCollector(ctx context.Context, leases client.Interface[*coordinationv1.Lease, *coordinationv1.LeaseList], interval time.Duration, log *slog.Logger) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -168,7 +169,7 @@ func RunCollector(ctx context.Context, client kubernetes.Interface, interval tim
 			return
 		case <-t.C:
 		}
-		if err := Collect(ctx, client, time.Now()); err != nil && ctx.Err() == nil {
+		if err := Collect(ctx, leases, time.Now()); err != nil && ctx.Err() == nil {
 			log.Error("Failed to collect expired apiserver identity leases", "err", err)
 		}
 	}

@@ -36,7 +36,7 @@ func TestNameIsKubeAPIServers(t *testing.T) {
 func TestControllerRenews(t *testing.T) {
 	ctx := context.Background()
 	client := fake.NewClientset()
-	c := NewController(client, "host-a", "192.0.2.10:6443", slog.New(slog.DiscardHandler))
+	c := NewController(client.CoordinationV1().Leases("kube-system"), "host-a", "192.0.2.10:6443", slog.New(slog.DiscardHandler))
 	now := time.Date(2026, 11, 25, 18, 0, 0, 0, time.UTC)
 	c.now = func() time.Time { return now }
 	leases := client.CoordinationV1().Leases("kube-system")
@@ -101,7 +101,7 @@ func TestCollectDeletesExpiredIdentityLeases(t *testing.T) {
 		lease("never-renewed", true, 0),
 		lease("someone-elses", false, 2*time.Hour),
 	)
-	if err := Collect(context.Background(), client, now); err != nil {
+	if err := Collect(context.Background(), client.CoordinationV1().Leases("kube-system"), now); err != nil {
 		t.Fatal(err)
 	}
 	list, err := client.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{})

@@ -12,7 +12,8 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+
+	"github.com/kapi-dev/kapi/pkg/client"
 )
 
 // skipMirrorLabel keeps the EndpointSlice mirroring controller away from
@@ -22,10 +23,12 @@ const skipMirrorLabel = "endpointslice.kubernetes.io/skip-mirror"
 // EndpointReconciler keeps the Endpoints and the EndpointSlice of one
 // Service in the default namespace listing the replicas with a lease.
 type EndpointReconciler struct {
-	// Client writes the Endpoints and EndpointSlice (the loopback client,
-	// whose user agent names the field manager).
-	Client kubernetes.Interface
-	Leases Leases
+	// Endpoints and EndpointSlices write the Service's endpoints in the
+	// default namespace (loopback clients, whose user agent names the
+	// field manager).
+	Endpoints      client.Interface[*corev1.Endpoints, *corev1.EndpointsList]
+	EndpointSlices client.Interface[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList]
+	Leases         Leases
 	// Service is the name of the Service, "kubernetes".
 	Service string
 
@@ -62,7 +65,7 @@ func (r *EndpointReconciler) Remove(ctx context.Context, ip net.IP, ports []core
 }
 
 func (r *EndpointReconciler) reconcile(ctx context.Context, ports []corev1.EndpointPort) error {
-	endpoints := r.Client.CoreV1().Endpoints(metav1.NamespaceDefault)
+	endpoints := r.Endpoints
 	ep, err := endpoints.Get(ctx, r.Service, metav1.GetOptions{})
 	create := apierrors.IsNotFound(err)
 	if err != nil && !create {
@@ -132,7 +135,7 @@ func subsetsMatch(have, want []corev1.EndpointSubset) bool {
 // say, as kube-apiserver's endpoints adapter does.
 func (r *EndpointReconciler) ensureSlice(ctx context.Context, ep *corev1.Endpoints) error {
 	want := sliceFromEndpoints(ep)
-	slicesClient := r.Client.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault)
+	slicesClient := r.EndpointSlices
 	cur, err := slicesClient.Get(ctx, want.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):

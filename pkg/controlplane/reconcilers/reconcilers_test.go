@@ -38,7 +38,7 @@ func TestEndpointReconciler(t *testing.T) {
 	ctx := context.Background()
 	client := fake.NewClientset()
 	leases := memLeases{"192.0.2.20": true}
-	r := &EndpointReconciler{Client: client, Leases: leases, Service: "kubernetes"}
+	r := &EndpointReconciler{Endpoints: client.CoreV1().Endpoints("default"), EndpointSlices: client.DiscoveryV1().EndpointSlices("default"), Leases: leases, Service: "kubernetes"}
 	if err := r.Reconcile(ctx, net.ParseIP("192.0.2.10"), httpsPort); err != nil {
 		t.Fatal(err)
 	}

@@ -42,12 +42,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/kapi-dev/kapi/pkg/apis/rbac"
 	"github.com/kapi-dev/kapi/pkg/authorization/rbac/bootstrappolicy"
+	"github.com/kapi-dev/kapi/pkg/client"
 )
 
 // PostStartHookName is the name kube-apiserver gives the hook, which
@@ -56,10 +55,13 @@ const PostStartHookName = "rbac/bootstrap-roles"
 
 // Config is what Ensure needs.
 type Config struct {
-	RBAC       rbacv1client.RbacV1Interface
-	Namespaces corev1client.NamespacesGetter
-	Policy     bootstrappolicy.Policy
-	Logger     *slog.Logger
+	ClusterRoles        client.Interface[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList]
+	ClusterRoleBindings client.Interface[*rbacv1.ClusterRoleBinding, *rbacv1.ClusterRoleBindingList]
+	Roles               client.Namespaced[*rbacv1.Role, *rbacv1.RoleList]
+	RoleBindings        client.Namespaced[*rbacv1.RoleBinding, *rbacv1.RoleBindingList]
+	Namespaces          client.Interface[*corev1.Namespace, *corev1.NamespaceList]
+	Policy              bootstrappolicy.Policy
+	Logger              *slog.Logger
 	// Interval and Timeout bound the wait for the API to answer:
 	// kube-apiserver tries every second for 30 seconds. Zero means those.
 	Interval, Timeout time.Duration
@@ -126,19 +128,19 @@ type reconciler struct {
 // list reads every object of the four kinds.
 func (r *reconciler) list(ctx context.Context) error {
 	all := metav1.ListOptions{}
-	crs, err := r.c.RBAC.ClusterRoles().List(ctx, all)
+	crs, err := r.c.ClusterRoles.List(ctx, all)
 	if err != nil {
 		return err
 	}
-	crbs, err := r.c.RBAC.ClusterRoleBindings().List(ctx, all)
+	crbs, err := r.c.ClusterRoleBindings.List(ctx, all)
 	if err != nil {
 		return err
 	}
-	rs, err := r.c.RBAC.Roles(metav1.NamespaceAll).List(ctx, all)
+	rs, err := r.c.Roles(metav1.NamespaceAll).List(ctx, all)
 	if err != nil {
 		return err
 	}
-	rbs, err := r.c.RBAC.RoleBindings(metav1.NamespaceAll).List(ctx, all)
+	rbs, err := r.c.RoleBindings(metav1.NamespaceAll).List(ctx, all)
 	if err != nil {
 		return err
 	}
@@ -199,25 +201,25 @@ func (r *reconciler) all(ctx context.Context) {
 	for i := range p.ClusterRoles {
 		want := &p.ClusterRoles[i]
 		reconcile("clusterrole", want.Name, func(listed bool) (op, error) {
-			return reconcileRole(ctx, clusterRoles{r.c.RBAC.ClusterRoles()}, onlyIf(listed, r.listed.clusterRoles), want)
+			return reconcileRole(ctx, clusterRoles{r.c.ClusterRoles}, onlyIf(listed, r.listed.clusterRoles), want)
 		})
 	}
 	for i := range p.ClusterRoleBindings {
 		want := &p.ClusterRoleBindings[i]
 		reconcile("clusterrolebinding", want.Name, func(listed bool) (op, error) {
-			return reconcileBinding(ctx, clusterRoleBindings{r.c.RBAC.ClusterRoleBindings()}, onlyIf(listed, r.listed.clusterRoleBindings), want)
+			return reconcileBinding(ctx, clusterRoleBindings{r.c.ClusterRoleBindings}, onlyIf(listed, r.listed.clusterRoleBindings), want)
 		})
 	}
 	for i := range p.Roles {
 		want := &p.Roles[i]
 		reconcile("role", want.Namespace+"/"+want.Name, func(listed bool) (op, error) {
-			return reconcileRole(ctx, roles{r.c.RBAC.Roles(want.Namespace), r.c.Namespaces}, onlyIf(listed, r.listed.roles), want)
+			return reconcileRole(ctx, roles{r.c.Roles(want.Namespace), r.c.Namespaces}, onlyIf(listed, r.listed.roles), want)
 		})
 	}
 	for i := range p.RoleBindings {
 		want := &p.RoleBindings[i]
 		reconcile("rolebinding", want.Namespace+"/"+want.Name, func(listed bool) (op, error) {
-			return reconcileBinding(ctx, roleBindings{r.c.RBAC.RoleBindings(want.Namespace), r.c.Namespaces}, onlyIf(listed, r.listed.roleBindings), want)
+			return reconcileBinding(ctx, roleBindings{r.c.RoleBindings(want.Namespace), r.c.Namespaces}, onlyIf(listed, r.listed.roleBindings), want)
 		})
 	}
 	wg.Wait()
@@ -534,7 +536,7 @@ func (r *reconciler) primeAggregated(ctx context.Context) error {
 		olds = append(olds, old)
 	}
 	sort.Strings(olds)
-	client := r.c.RBAC.ClusterRoles()
+	client := r.c.ClusterRoles
 	for _, old := range olds {
 		name := p.ClusterRolesToAggregate[old]
 		if _, ok := r.listed.clusterRoles["/"+name]; ok {
@@ -566,7 +568,7 @@ func (r *reconciler) primeSplitBindings(ctx context.Context) error {
 		olds = append(olds, old)
 	}
 	sort.Strings(olds)
-	client := r.c.RBAC.ClusterRoleBindings()
+	client := r.c.ClusterRoleBindings
 	for _, old := range olds {
 		template := p.ClusterRoleBindingsToSplit[old]
 		existing, ok := r.listed.clusterRoleBindings["/"+old]
@@ -590,15 +592,15 @@ func (r *reconciler) primeSplitBindings(ctx context.Context) error {
 // object, as kube-apiserver does: kube-public may not exist yet when the
 // hook runs. A Forbidden answer is not an error: the create that
 // follows will say what is wrong.
-func ensureNamespace(ctx context.Context, namespaces corev1client.NamespacesGetter, name string) error {
-	_, err := namespaces.Namespaces().Get(ctx, name, metav1.GetOptions{})
+func ensureNamespace(ctx context.Context, namespaces client.Interface[*corev1.Namespace, *corev1.NamespaceList], name string) error {
+	_, err := namespaces.Get(ctx, name, metav1.GetOptions{})
 	if err == nil {
 		return nil
 	}
 	if !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
 		return err
 	}
-	_, err = namespaces.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	_, err = namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) && !apierrors.IsForbidden(err) {
 		return err
 	}

@@ -21,17 +21,30 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/authorization/rbac/bootstrappolicy"
 	"github.com/kapi-dev/kapi/pkg/authorization/rbac/reconciliation"
+	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/controller/clusterroleaggregation"
 )
 
-func ensure(t *testing.T, client *fake.Clientset) {
+// clientsOf is a Config whose clients are fake's.
+func clientsOf(fake *fake.Clientset) reconciliation.Config {
+	return reconciliation.Config{
+		ClusterRoles:        fake.RbacV1().ClusterRoles(),
+		ClusterRoleBindings: fake.RbacV1().ClusterRoleBindings(),
+		Roles: func(ns string) client.Interface[*rbacv1.Role, *rbacv1.RoleList] {
+			return fake.RbacV1().Roles(ns)
+		},
+		RoleBindings: func(ns string) client.Interface[*rbacv1.RoleBinding, *rbacv1.RoleBindingList] {
+			return fake.RbacV1().RoleBindings(ns)
+		},
+		Namespaces: fake.CoreV1().Namespaces(),
+	}
+}
+
+func ensure(t *testing.T, fake *fake.Clientset) {
 	t.Helper()
-	err := reconciliation.Ensure(context.Background(), reconciliation.Config{
-		RBAC:       client.RbacV1(),
-		Namespaces: client.CoreV1(),
-		Policy:     bootstrappolicy.Default(),
-		Interval:   time.Millisecond,
-	})
+	config := clientsOf(fake)
+	config.Policy, config.Interval = bootstrappolicy.Default(), time.Millisecond
+	err := reconciliation.Ensure(context.Background(), config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,10 +389,9 @@ func TestWaitsForTheAPI(t *testing.T) {
 	never.PrependReactor("list", "clusterrolebindings", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewServiceUnavailable("etcd is not ready")
 	})
-	err := reconciliation.Ensure(context.Background(), reconciliation.Config{
-		RBAC: never.RbacV1(), Namespaces: never.CoreV1(), Policy: bootstrappolicy.Default(),
-		Interval: time.Millisecond, Timeout: 20 * time.Millisecond,
-	})
+	config := clientsOf(never)
+	config.Policy, config.Interval, config.Timeout = bootstrappolicy.Default(), time.Millisecond, 20*time.Millisecond
+	err := reconciliation.Ensure(context.Background(), config)
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Ensure against an API that never answers: %v, want a deadline error", err)
 	}

@@ -3,18 +3,19 @@ package reconciliation
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
+
+	"github.com/kapi-dev/kapi/pkg/client"
 )
 
-// The stores adapt client-go's typed clients to what the reconciler
+// The stores adapt the typed clients to what the reconciler
 // needs.
 
 type clusterRoles struct {
-	c rbacv1client.ClusterRoleInterface
+	c client.Interface[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList]
 }
 
 func (s clusterRoles) get(ctx context.Context, _, name string) (*rbacv1.ClusterRole, error) {
@@ -32,8 +33,8 @@ func (s clusterRoles) update(ctx context.Context, o *rbacv1.ClusterRole) error {
 }
 
 type roles struct {
-	c          rbacv1client.RoleInterface
-	namespaces corev1client.NamespacesGetter
+	c          client.Interface[*rbacv1.Role, *rbacv1.RoleList]
+	namespaces client.Interface[*corev1.Namespace, *corev1.NamespaceList]
 }
 
 func (s roles) get(ctx context.Context, _, name string) (*rbacv1.Role, error) {
@@ -54,7 +55,7 @@ func (s roles) update(ctx context.Context, o *rbacv1.Role) error {
 }
 
 type clusterRoleBindings struct {
-	c rbacv1client.ClusterRoleBindingInterface
+	c client.Interface[*rbacv1.ClusterRoleBinding, *rbacv1.ClusterRoleBindingList]
 }
 
 func (s clusterRoleBindings) get(ctx context.Context, _, name string) (*rbacv1.ClusterRoleBinding, error) {
@@ -76,8 +77,8 @@ func (s clusterRoleBindings) delete(ctx context.Context, _, name string, uid typ
 }
 
 type roleBindings struct {
-	c          rbacv1client.RoleBindingInterface
-	namespaces corev1client.NamespacesGetter
+	c          client.Interface[*rbacv1.RoleBinding, *rbacv1.RoleBindingList]
+	namespaces client.Interface[*corev1.Namespace, *corev1.NamespaceList]
 }
 
 func (s roleBindings) get(ctx context.Context, _, name string) (*rbacv1.RoleBinding, error) {
