@@ -15,7 +15,8 @@
 //
 // With kube-apiserver's default gates every feature here is off, so a
 // default kapi drops these fields where kube-apiserver does. The fields
-// of resource.k8s.io are dropped by package resource/gatedfields.
+// of resource.k8s.io are listed by package resource/gatedfields, with
+// this package's Feature and Drop.
 //
 // Every function takes the gates (handed to the storage when it is built)
 // and the old object, nil on create.
@@ -25,8 +26,10 @@ import "github.com/kapi-dev/kapi/pkg/features"
 
 // Feature is the fields of one gated feature in objects of type T.
 type Feature[T any] struct {
-	// Gate is the feature gate that serves the fields.
-	Gate string
+	// Gate is the feature gate that serves the fields; AlsoNeeds are
+	// the other gates they need, if any (all must be on).
+	Gate      string
+	AlsoNeeds []string
 	// Used reports whether an object has any of the fields; it is asked
 	// of the object being updated.
 	Used func(T) bool
@@ -41,11 +44,20 @@ func Drop[T any](g features.Gates, fs []Feature[*T], obj, old *T) {
 		return
 	}
 	for _, f := range fs {
-		if g.Enabled(f.Gate) || old != nil && f.Used(old) {
+		if f.enabled(g) || old != nil && f.Used(old) {
 			continue
 		}
 		f.Drop(obj)
 	}
+}
+
+func (f Feature[T]) enabled(g features.Gates) bool {
+	for _, name := range f.AlsoNeeds {
+		if !g.Enabled(name) {
+			return false
+		}
+	}
+	return g.Enabled(f.Gate)
 }
 
 // Gates names every gate this package asks about, for a test that each is
