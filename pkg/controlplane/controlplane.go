@@ -48,6 +48,7 @@ import (
 	discoveryrest "github.com/kapi-dev/kapi/pkg/registry/discovery/rest"
 	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
 	flowcontrolrest "github.com/kapi-dev/kapi/pkg/registry/flowcontrol/rest"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	networkingrest "github.com/kapi-dev/kapi/pkg/registry/networking/rest"
 	noderest "github.com/kapi-dev/kapi/pkg/registry/node/rest"
@@ -192,6 +193,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 			GroupVersion:        g.gv,
 			Storage:             g.storage,
 			Scheme:              scheme.Scheme,
+			Defaulter:           gated.Defaulter(scheme.Scheme, cfg.FeatureGates),
 			Serializer:          scheme.Codecs,
 			StrictSerializer:    strict,
 			ParameterCodec:      scheme.ParameterCodec,

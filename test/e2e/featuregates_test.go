@@ -44,10 +44,11 @@ type gatedAnswer struct {
 // derived attributes; a pod's and a pod template's emptyDir mode, volume
 // file owners, bind mount options, HTTP probe protocol, gRPC probe mode,
 // stop signal, scheduling group and eviction responders; a lease's
-// strategy and preferred holder), still drops those of gates left off
+// strategy and preferred holder) and defaults a pod's HTTP probe
+// protocol as kube-apiserver does, still drops those of gates left off
 // (partitionTypeAttribute, skipNodeOperations, nodeAllocatableResources,
-// a node's podPreemptionPolicy), and validates what it keeps as
-// kube-apiserver does. The answers are kube-apiserver 1.37.1's, started
+// a node's podPreemptionPolicy), and validates the DRA fields it keeps
+// as kube-apiserver does. The answers are kube-apiserver 1.37.1's, started
 // with the same flag (testdata/featuregates/oracle.json).
 //
 // With KAPI_FEATUREGATES_ORACLE set to the kubeconfig of a kube-apiserver

@@ -19,7 +19,8 @@
 // this package's Feature and Drop.
 //
 // Every function takes the gates (handed to the storage when it is built)
-// and the old object, nil on create.
+// and the old object, nil on create. Defaulter adds the defaults of gated
+// features to the scheme's (a Pod's HTTP probe protocol).
 package gated
 
 import "github.com/kapi-dev/kapi/pkg/features"

@@ -7,6 +7,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/pkg/features"
@@ -386,3 +387,40 @@ func TestLeaseFieldsAreJudgedApart(t *testing.T) {
 		t.Errorf("strategy %v, preferred holder %v: want the strategy only", s.Strategy, s.PreferredHolder)
 	}
 }
+
+// With H2CContainerProbe on, a pod's HTTP probes and hooks without a
+// protocol default to HTTP1, as kube-apiserver defaults Pods; a pod
+// template is left as written, and with the gate off nothing is set.
+func TestDefaulterGivesPodsTheHTTPProtocol(t *testing.T) {
+	on, err := features.Parse([]string{H2CContainerProbe + "=true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := runtimeDefaulterFunc(func(runtime.Object) {})
+
+	pod := &corev1.Pod{Spec: *newPodSpec()}
+	Defaulter(none, on).Default(pod)
+	eachContainer(&pod.Spec, func(c *corev1.Container) {
+		for _, h := range httpGets(c) {
+			if h.Protocol == nil || *h.Protocol != corev1.HTTPProtocolHTTP1 {
+				t.Errorf("container %s: protocol %v, want HTTP1", c.Name, h.Protocol)
+			}
+		}
+	})
+
+	template := &corev1.PodTemplate{Template: corev1.PodTemplateSpec{Spec: *newPodSpec()}}
+	Defaulter(none, on).Default(template)
+	if p := template.Template.Spec.Containers[0].ReadinessProbe.HTTPGet.Protocol; p != nil {
+		t.Errorf("pod template: protocol %v, want none", *p)
+	}
+
+	pod = &corev1.Pod{Spec: *newPodSpec()}
+	Defaulter(none, features.Gates{}).Default(pod)
+	if p := pod.Spec.Containers[0].ReadinessProbe.HTTPGet.Protocol; p != nil {
+		t.Errorf("gate off: protocol %v, want none", *p)
+	}
+}
+
+type runtimeDefaulterFunc func(runtime.Object)
+
+func (f runtimeDefaulterFunc) Default(obj runtime.Object) { f(obj) }
