@@ -47,11 +47,11 @@ func newStrategy(gates features.Gates) strategy {
 }
 
 // PrepareForCreate starts the pod pending, drops the fields of disabled
-// gates, gates it if it has scheduling
-// gates, merges its matchLabelKeys into its selectors and turns its
-// AppArmor annotations into fields, warning of them there (before the
-// annotations and the fields agree), and completes its pod-level
-// resources, which decide its QoS class, as kube-apiserver does.
+// feature gates, gates it if it has scheduling gates, merges its
+// matchLabelKeys into its selectors and turns its AppArmor annotations
+// into fields, warning of them there (before the annotations and the
+// fields agree), and completes its pod-level resources, which decide its
+// QoS class, as kube-apiserver does.
 func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	pod := obj.(*corev1.Pod)
 	pod.Generation = 1
@@ -114,10 +114,10 @@ type statusStrategy struct {
 }
 
 // PrepareForUpdate keeps all but the status, whose fields of disabled
-// gates are dropped unless the old status has them. A status without a QoS class
-// keeps the old one (old kubelets dropped it), and observed generations
-// the writer left out, of the status and of each condition (matched by
-// type, in order), keep the old values.
+// feature gates are dropped unless the old status has them. A status
+// without a QoS class keeps the old one (old kubelets dropped it), and
+// observed generations the writer left out, of the status and of each
+// condition (matched by type, in order), keep the old values.
 func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	s.StatusStrategy.PrepareForUpdate(ctx, obj, old)
 	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
