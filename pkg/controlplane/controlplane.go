@@ -48,6 +48,7 @@ import (
 	discoveryrest "github.com/kapi-dev/kapi/pkg/registry/discovery/rest"
 	eventsrest "github.com/kapi-dev/kapi/pkg/registry/events/rest"
 	flowcontrolrest "github.com/kapi-dev/kapi/pkg/registry/flowcontrol/rest"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	networkingrest "github.com/kapi-dev/kapi/pkg/registry/networking/rest"
 	noderest "github.com/kapi-dev/kapi/pkg/registry/node/rest"
@@ -140,19 +141,19 @@ type Config struct {
 func providers(cfg Config) []registry.StorageProvider {
 	return []registry.StorageProvider{
 		corerest.StorageProvider{ServiceClusterIPRange: cfg.ServiceClusterIPRange, SecondaryServiceClusterIPRange: cfg.SecondaryServiceClusterIPRange, ServiceNodePortRange: cfg.ServiceNodePortRange, ServiceAccountTokens: cfg.ServiceAccountTokens,
-			EtcdHealth: cfg.EtcdHealth, Kubelet: cfg.Kubelet, Authorizer: cfg.Authorizer, EndpointSlices: cfg.EndpointSlices, DisruptionBudgets: cfg.DisruptionBudgets},
-		appsrest.StorageProvider{},
+			EtcdHealth: cfg.EtcdHealth, Kubelet: cfg.Kubelet, Authorizer: cfg.Authorizer, EndpointSlices: cfg.EndpointSlices, DisruptionBudgets: cfg.DisruptionBudgets, Gates: cfg.FeatureGates},
+		appsrest.StorageProvider{Gates: cfg.FeatureGates},
 		authenticationrest.StorageProvider{Authenticator: cfg.Authenticator, APIAudiences: cfg.APIAudiences},
 		eventsrest.StorageProvider{},
-		coordinationrest.StorageProvider{},
+		coordinationrest.StorageProvider{Gates: cfg.FeatureGates},
 		authorizationrest.StorageProvider{Authorizer: cfg.Authorizer, RuleResolver: cfg.RuleResolver},
 		rbacrest.StorageProvider{Guard: cfg.RBACEscalation},
 		discoveryrest.StorageProvider{},
 		noderest.StorageProvider{},
 		schedulingrest.StorageProvider{},
-		storagerest.StorageProvider{},
+		storagerest.StorageProvider{Gates: cfg.FeatureGates},
 		certificatesrest.StorageProvider{},
-		batchrest.StorageProvider{},
+		batchrest.StorageProvider{Gates: cfg.FeatureGates},
 		autoscalingrest.StorageProvider{},
 		policyrest.StorageProvider{},
 		networkingrest.StorageProvider{},
@@ -192,6 +193,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 			GroupVersion:        g.gv,
 			Storage:             g.storage,
 			Scheme:              scheme.Scheme,
+			Defaulter:           gated.Defaulter(scheme.Scheme, cfg.FeatureGates),
 			Serializer:          scheme.Codecs,
 			StrictSerializer:    strict,
 			ParameterCodec:      scheme.ParameterCodec,

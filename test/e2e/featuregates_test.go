@@ -19,7 +19,10 @@ import (
 const (
 	// featureGatesFlag is what both servers of TestEnabledGatesKeepTheirFields
 	// were started with.
-	featureGatesFlag     = "DRAListTypeAttributes=true,DRAResourcePoolStatus=true,DRADerivedAttributes=true"
+	featureGatesFlag = "DRAListTypeAttributes=true,DRAResourcePoolStatus=true,DRADerivedAttributes=true," +
+		"EmptyDirVolumeMode=true,VolumeBindMountOptions=true,AtomicWriteVolumeUserFields=true,GenericWorkload=true," +
+		"EvictionRequestAPI=true,GRPCContainerProbeTLS=true,H2CContainerProbe=true,ContainerStopSignals=true," +
+		"CoordinatedLeaderElection=true"
 	featureGatesRequests = "testdata/featuregates/requests.yaml"
 	featureGatesAnswers  = "testdata/featuregates/oracle.json"
 )
@@ -38,15 +41,22 @@ type gatedAnswer struct {
 
 // TestEnabledGatesKeepTheirFields: with --feature-gates turning alpha
 // gates on, kapi keeps the fields kube-apiserver keeps (list attributes,
-// derived attributes), still drops those of gates left off
-// (partitionTypeAttribute, skipNodeOperations, nodeAllocatableResources),
-// and validates what it keeps as kube-apiserver does. The answers are
-// kube-apiserver 1.37.1's, started with the same flag
-// (testdata/featuregates/oracle.json).
+// derived attributes; a pod's and a pod template's emptyDir mode, volume
+// file owners, bind mount options, HTTP probe protocol, gRPC probe mode,
+// stop signal, scheduling group and eviction responders; a lease's
+// strategy and preferred holder) and defaults a pod's HTTP probe
+// protocol as kube-apiserver does, still drops those of gates left off
+// (partitionTypeAttribute, skipNodeOperations, nodeAllocatableResources,
+// a node's podPreemptionPolicy), and validates the DRA fields it keeps
+// as kube-apiserver does. The answers are kube-apiserver 1.37.1's, started
+// with the same flag (testdata/featuregates/oracle.json).
 //
 // With KAPI_FEATUREGATES_ORACLE set to the kubeconfig of a kube-apiserver
-// started with --feature-gates=<featureGatesFlag>, the test sends the
-// requests there and writes the recording instead.
+// started with --feature-gates=<featureGatesFlag> (and
+// --runtime-config=coordination.k8s.io/v1beta1=true, which
+// CoordinatedLeaderElection needs to start; admission as the corpus
+// oracle's, NamespaceLifecycle only), the test sends the requests there
+// and writes the recording instead.
 func TestEnabledGatesKeepTheirFields(t *testing.T) {
 	data, err := os.ReadFile(featureGatesRequests)
 	if err != nil {

@@ -429,9 +429,10 @@ func claimOptionsFor(old *v1.PersistentVolumeClaim) claimOptions {
 // NormalizeClaimDataSources makes a claim's data source fields agree, as
 // kube-apiserver does before validating: a dataSource of a kind other
 // than a claim or a volume snapshot is dropped (unless the old claim had
-// one), a reference to another namespace is dropped (cross-namespace
-// data sources are an alpha feature kube-apiserver does not enable), and
-// each of dataSource and dataSourceRef is filled in from the other.
+// one), and each of dataSource and dataSourceRef is filled in from the
+// other (a reference to another namespace, which the registry has
+// already dropped unless the CrossNamespaceVolumeDataSource gate is on,
+// has no dataSource).
 func NormalizeClaimDataSources(spec, old *v1.PersistentVolumeClaimSpec) {
 	if ds := spec.DataSource; ds != nil && (old == nil || old.DataSource == nil) {
 		group := ""
@@ -441,10 +442,6 @@ func NormalizeClaimDataSources(spec, old *v1.PersistentVolumeClaimSpec) {
 		if !(group == "" && ds.Kind == "PersistentVolumeClaim") && !(group == "snapshot.storage.k8s.io" && ds.Kind == "VolumeSnapshot") {
 			spec.DataSource = nil
 		}
-	}
-	if ref := spec.DataSourceRef; ref != nil && ref.Namespace != nil && *ref.Namespace != "" &&
-		(old == nil || old.DataSourceRef == nil || old.DataSourceRef.Namespace == nil || *old.DataSourceRef.Namespace == "") {
-		spec.DataSourceRef = nil
 	}
 	switch ds, ref := spec.DataSource, spec.DataSourceRef; {
 	case ds != nil && ref == nil:

@@ -68,6 +68,9 @@ func (p Part[T]) exists() bool { return p.clear != nil }
 //     metadata.generation goes up by one when the spec changes (the
 //     Store has already carried the stored generation over);
 //   - for server-side apply the status is a reset field.
+//
+// Before either, DropDisabled (if set) drops the fields of feature gates
+// that are off, so that the generation counts what is kept.
 type SpecStrategy[T Object] struct {
 	DefaultStrategy
 	// APIVersions are the versions the reset fields are given for: the
@@ -80,13 +83,21 @@ type SpecStrategy[T Object] struct {
 	// CountGenerations makes metadata.generation count changes of the
 	// spec, so that controllers can report which spec they have seen
 	// (status.observedGeneration).
-	CountGenerations   bool
+	CountGenerations bool
+	// DropDisabled drops from obj the fields of feature gates that are
+	// off, but those old already uses; old is the zero T (nil) on create.
+	// See package gated.
+	DropDisabled       func(obj, old T)
 	ValidateFunc       func(obj T) field.ErrorList
 	ValidateUpdateFunc func(obj, old T) field.ErrorList
 }
 
 func (s SpecStrategy[T]) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	o := obj.(T)
+	if s.DropDisabled != nil {
+		var none T
+		s.DropDisabled(o, none)
+	}
 	if s.Status.exists() {
 		s.Status.clear(o)
 	}
@@ -97,6 +108,9 @@ func (s SpecStrategy[T]) PrepareForCreate(_ context.Context, obj runtime.Object)
 
 func (s SpecStrategy[T]) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	o, oldO := obj.(T), old.(T)
+	if s.DropDisabled != nil {
+		s.DropDisabled(o, oldO)
+	}
 	if s.Status.exists() {
 		s.Status.keep(o, oldO)
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry/core/configmap"
 	"github.com/kapi-dev/kapi/pkg/registry/core/pod"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -286,7 +287,7 @@ func TestPropagationPolicyFinalizers(t *testing.T) {
 }
 
 func TestPodsAreDeletedGracefully(t *testing.T) {
-	st, err := pod.NewStorage(restOptions(t), pod.Connections{}, nil)
+	st, err := pod.NewStorage(restOptions(t), pod.Connections{}, nil, features.Gates{})
 	if err != nil {
 		t.Fatal(err)
 	}

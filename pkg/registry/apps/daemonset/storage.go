@@ -8,11 +8,14 @@ import (
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -26,16 +29,22 @@ type strategy struct {
 // counts changes of the pod template (it is the templateGeneration field
 // of the old extensions/v1beta1 API, which kube-apiserver still keeps and
 // clients cannot set), and the status is written only through /status.
-var Strategy = strategy{generic.SpecStrategy[*appsv1.DaemonSet]{
-	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
-	APIVersions:        []string{"apps/v1"},
-	Spec:               generic.FieldPart(func(ds *appsv1.DaemonSet) *appsv1.DaemonSetSpec { return &ds.Spec }),
-	Status:             generic.FieldPart(func(ds *appsv1.DaemonSet) *appsv1.DaemonSetStatus { return &ds.Status }),
-	CountGenerations:   true,
-	ValidateFunc:       apps.ValidateDaemonSet,
-	ValidateUpdateFunc: apps.ValidateDaemonSetUpdate,
-}}
+var Strategy = newStrategy(features.Gates{})
 
+// newStrategy is Strategy for gates, which decide the fields of the pod
+// template that are kept.
+func newStrategy(gates features.Gates) strategy {
+	return strategy{generic.SpecStrategy[*appsv1.DaemonSet]{
+		DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+		APIVersions:        []string{"apps/v1"},
+		Spec:               generic.FieldPart(func(ds *appsv1.DaemonSet) *appsv1.DaemonSetSpec { return &ds.Spec }),
+		Status:             generic.FieldPart(func(ds *appsv1.DaemonSet) *appsv1.DaemonSetStatus { return &ds.Status }),
+		CountGenerations:   true,
+		ValidateFunc:       apps.ValidateDaemonSet,
+		ValidateUpdateFunc: apps.ValidateDaemonSetUpdate,
+		DropDisabled:       gated.Template(gates, func(ds *appsv1.DaemonSet) *corev1.PodTemplateSpec { return &ds.Spec.Template }),
+	}}
+}
 func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	s.SpecStrategy.PrepareForCreate(ctx, obj)
 	ds := obj.(*appsv1.DaemonSet)
@@ -106,16 +115,17 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of daemonsets.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, gates features.Gates) (*Storage, error) {
+	st := newStrategy(gates)
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &appsv1.DaemonSet{} },
 		NewListFunc:               func() runtime.Object { return &appsv1.DaemonSetList{} },
 		DefaultQualifiedResource:  appsv1.Resource("daemonsets"),
 		SingularQualifiedResource: appsv1.Resource("daemonset"),
 		KeyPrefix:                 "/daemonsets",
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
+		CreateStrategy:            st,
+		UpdateStrategy:            st,
+		DeleteStrategy:            st,
 		ShortNamesList:            []string{"ds"},
 		CategoriesList:            []string{"all"},
 	}

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -25,20 +28,29 @@ type strategy struct {
 // Strategy is the behaviour of deployments: metadata.generation counts
 // changes of the spec (and of the annotations, which carry rollback
 // requests), and the status is written only through /status.
-var Strategy = strategy{generic.SpecStrategy[*appsv1.Deployment]{
-	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
-	APIVersions:        []string{"apps/v1"},
-	Spec:               generic.FieldPart(func(d *appsv1.Deployment) *appsv1.DeploymentSpec { return &d.Spec }),
-	Status:             generic.FieldPart(func(d *appsv1.Deployment) *appsv1.DeploymentStatus { return &d.Status }),
-	CountGenerations:   true,
-	ValidateFunc:       apps.ValidateDeployment,
-	ValidateUpdateFunc: apps.ValidateDeploymentUpdate,
-}}
+var Strategy = newStrategy(features.Gates{})
 
-// PrepareForUpdate keeps the status, and counts a change of the spec or
-// of the annotations in metadata.generation.
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+// newStrategy is Strategy for gates, which decide the fields of the pod
+// template that are kept.
+func newStrategy(gates features.Gates) strategy {
+	return strategy{generic.SpecStrategy[*appsv1.Deployment]{
+		DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+		APIVersions:        []string{"apps/v1"},
+		Spec:               generic.FieldPart(func(d *appsv1.Deployment) *appsv1.DeploymentSpec { return &d.Spec }),
+		Status:             generic.FieldPart(func(d *appsv1.Deployment) *appsv1.DeploymentStatus { return &d.Status }),
+		CountGenerations:   true,
+		ValidateFunc:       apps.ValidateDeployment,
+		ValidateUpdateFunc: apps.ValidateDeploymentUpdate,
+		DropDisabled:       gated.Template(gates, func(d *appsv1.Deployment) *corev1.PodTemplateSpec { return &d.Spec.Template }),
+	}}
+}
+
+// PrepareForUpdate drops the disabled fields, keeps the status, and
+// counts a change of the spec or of the annotations in
+// metadata.generation.
+func (s strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	d, oldD := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
+	s.DropDisabled(d, oldD)
 	d.Status = oldD.Status
 	if !apiequality.Semantic.DeepEqual(d.Spec, oldD.Spec) || !apiequality.Semantic.DeepEqual(d.Annotations, oldD.Annotations) {
 		d.Generation++
@@ -89,16 +101,17 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of deployments.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, gates features.Gates) (*Storage, error) {
+	st := newStrategy(gates)
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &appsv1.Deployment{} },
 		NewListFunc:               func() runtime.Object { return &appsv1.DeploymentList{} },
 		DefaultQualifiedResource:  appsv1.Resource("deployments"),
 		SingularQualifiedResource: appsv1.Resource("deployment"),
 		KeyPrefix:                 "/deployments",
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
+		CreateStrategy:            st,
+		UpdateStrategy:            st,
+		DeleteStrategy:            st,
 		ShortNamesList:            []string{"deploy"},
 		CategoriesList:            []string{"all"},
 	}

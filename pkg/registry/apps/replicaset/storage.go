@@ -5,6 +5,7 @@ package replicaset
 import (
 	"context"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -22,15 +25,22 @@ type strategy struct {
 
 // Strategy is the behaviour of replicasets: metadata.generation counts
 // changes of the spec, and the status is written only through /status.
-var Strategy = strategy{generic.SpecStrategy[*appsv1.ReplicaSet]{
-	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
-	APIVersions:        []string{"apps/v1"},
-	Spec:               generic.FieldPart(func(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetSpec { return &rs.Spec }),
-	Status:             generic.FieldPart(func(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetStatus { return &rs.Status }),
-	CountGenerations:   true,
-	ValidateFunc:       apps.ValidateReplicaSet,
-	ValidateUpdateFunc: apps.ValidateReplicaSetUpdate,
-}}
+var Strategy = newStrategy(features.Gates{})
+
+// newStrategy is Strategy for gates, which decide the fields of the pod
+// template that are kept.
+func newStrategy(gates features.Gates) strategy {
+	return strategy{generic.SpecStrategy[*appsv1.ReplicaSet]{
+		DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+		APIVersions:        []string{"apps/v1"},
+		Spec:               generic.FieldPart(func(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetSpec { return &rs.Spec }),
+		Status:             generic.FieldPart(func(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetStatus { return &rs.Status }),
+		CountGenerations:   true,
+		ValidateFunc:       apps.ValidateReplicaSet,
+		ValidateUpdateFunc: apps.ValidateReplicaSetUpdate,
+		DropDisabled:       gated.Template(gates, func(rs *appsv1.ReplicaSet) *corev1.PodTemplateSpec { return &rs.Spec.Template }),
+	}}
+}
 
 // WarningsOnCreate are the warnings of the pod template.
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
@@ -72,16 +82,17 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of replicasets.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, gates features.Gates) (*Storage, error) {
+	st := newStrategy(gates)
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &appsv1.ReplicaSet{} },
 		NewListFunc:               func() runtime.Object { return &appsv1.ReplicaSetList{} },
 		DefaultQualifiedResource:  appsv1.Resource("replicasets"),
 		SingularQualifiedResource: appsv1.Resource("replicaset"),
 		KeyPrefix:                 "/replicasets",
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
+		CreateStrategy:            st,
+		UpdateStrategy:            st,
+		DeleteStrategy:            st,
 		ShortNamesList:            []string{"rs"},
 		CategoriesList:            []string{"all"},
 	}

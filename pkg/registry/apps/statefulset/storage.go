@@ -7,12 +7,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -23,15 +26,22 @@ type strategy struct {
 
 // Strategy is the behaviour of statefulsets: metadata.generation counts
 // changes of the spec, and the status is written only through /status.
-var Strategy = strategy{generic.SpecStrategy[*appsv1.StatefulSet]{
-	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
-	APIVersions:        []string{"apps/v1"},
-	Spec:               generic.FieldPart(func(ss *appsv1.StatefulSet) *appsv1.StatefulSetSpec { return &ss.Spec }),
-	Status:             generic.FieldPart(func(ss *appsv1.StatefulSet) *appsv1.StatefulSetStatus { return &ss.Status }),
-	CountGenerations:   true,
-	ValidateFunc:       apps.ValidateStatefulSet,
-	ValidateUpdateFunc: apps.ValidateStatefulSetUpdate,
-}}
+var Strategy = newStrategy(features.Gates{})
+
+// newStrategy is Strategy for gates, which decide the fields of the pod
+// template that are kept.
+func newStrategy(gates features.Gates) strategy {
+	return strategy{generic.SpecStrategy[*appsv1.StatefulSet]{
+		DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+		APIVersions:        []string{"apps/v1"},
+		Spec:               generic.FieldPart(func(ss *appsv1.StatefulSet) *appsv1.StatefulSetSpec { return &ss.Spec }),
+		Status:             generic.FieldPart(func(ss *appsv1.StatefulSet) *appsv1.StatefulSetStatus { return &ss.Status }),
+		CountGenerations:   true,
+		ValidateFunc:       apps.ValidateStatefulSet,
+		ValidateUpdateFunc: apps.ValidateStatefulSetUpdate,
+		DropDisabled:       gated.Template(gates, func(ss *appsv1.StatefulSet) *corev1.PodTemplateSpec { return &ss.Spec.Template }),
+	}}
+}
 
 // WarningsOnCreate are those of the pod template, the claim templates and
 // the spec.
@@ -87,16 +97,17 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of statefulsets.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, gates features.Gates) (*Storage, error) {
+	st := newStrategy(gates)
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &appsv1.StatefulSet{} },
 		NewListFunc:               func() runtime.Object { return &appsv1.StatefulSetList{} },
 		DefaultQualifiedResource:  appsv1.Resource("statefulsets"),
 		SingularQualifiedResource: appsv1.Resource("statefulset"),
 		KeyPrefix:                 "/statefulsets",
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
+		CreateStrategy:            st,
+		UpdateStrategy:            st,
+		DeleteStrategy:            st,
 		ShortNamesList:            []string{"sts"},
 		CategoriesList:            []string{"all"},
 	}

@@ -11,7 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/apis/batch"
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry/batch/job"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -22,29 +24,29 @@ type strategy struct {
 
 // Strategy is the behaviour of cronjobs: metadata.generation counts
 // changes of the spec, and the status is written only through /status.
-var Strategy = strategy{generic.SpecStrategy[*batchv1.CronJob]{
-	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
-	APIVersions:        []string{"batch/v1"},
-	Spec:               generic.FieldPart(func(cj *batchv1.CronJob) *batchv1.CronJobSpec { return &cj.Spec }),
-	Status:             generic.FieldPart(func(cj *batchv1.CronJob) *batchv1.CronJobStatus { return &cj.Status }),
-	CountGenerations:   true,
-	ValidateFunc:       batch.ValidateCronJob,
-	ValidateUpdateFunc: batch.ValidateCronJobUpdate,
-}}
+var Strategy = newStrategy(features.Gates{})
 
-func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
-	s.SpecStrategy.PrepareForCreate(ctx, obj)
-	// spec.scheduling needs the WorkloadWithJob feature, off by default.
-	obj.(*batchv1.CronJob).Spec.JobTemplate.Spec.Scheduling = nil
+// newStrategy is Strategy for gates, which decide the fields of the job
+// template that are kept.
+func newStrategy(gates features.Gates) strategy {
+	return strategy{generic.SpecStrategy[*batchv1.CronJob]{
+		DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+		APIVersions:        []string{"batch/v1"},
+		Spec:               generic.FieldPart(func(cj *batchv1.CronJob) *batchv1.CronJobSpec { return &cj.Spec }),
+		Status:             generic.FieldPart(func(cj *batchv1.CronJob) *batchv1.CronJobStatus { return &cj.Status }),
+		CountGenerations:   true,
+		ValidateFunc:       batch.ValidateCronJob,
+		ValidateUpdateFunc: batch.ValidateCronJobUpdate,
+		DropDisabled:       func(cj, old *batchv1.CronJob) { gated.JobSpec(gates, &cj.Spec.JobTemplate.Spec, jobSpecOf(old)) },
+	}}
 }
 
-// PrepareForUpdate drops a spec.scheduling the job template did not have
-// before it compares the spec.
-func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
-	if old.(*batchv1.CronJob).Spec.JobTemplate.Spec.Scheduling == nil {
-		obj.(*batchv1.CronJob).Spec.JobTemplate.Spec.Scheduling = nil
+// jobSpecOf is the job template's spec of old, nil on create.
+func jobSpecOf(old *batchv1.CronJob) *batchv1.JobSpec {
+	if old == nil {
+		return nil
 	}
-	s.SpecStrategy.PrepareForUpdate(ctx, obj, old)
+	return &old.Spec.JobTemplate.Spec
 }
 
 // WarningsOnCreate: the name of a cron job goes into its jobs' pods'
@@ -86,16 +88,17 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of cronjobs.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, gates features.Gates) (*Storage, error) {
+	st := newStrategy(gates)
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &batchv1.CronJob{} },
 		NewListFunc:               func() runtime.Object { return &batchv1.CronJobList{} },
 		DefaultQualifiedResource:  batchv1.Resource("cronjobs"),
 		SingularQualifiedResource: batchv1.Resource("cronjob"),
 		KeyPrefix:                 "/cronjobs",
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
+		CreateStrategy:            st,
+		UpdateStrategy:            st,
+		DeleteStrategy:            st,
 		ShortNamesList:            []string{"cj"},
 		CategoriesList:            []string{"all"},
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/kapi-dev/kapi/pkg/apis/batch"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
+	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -30,15 +32,22 @@ type strategy struct {
 // written only through /status. Deleting a job through batch/v1 orphans
 // its pods unless the client says otherwise, as kube-apiserver does for
 // compatibility.
-var Strategy = strategy{generic.SpecStrategy[*batchv1.Job]{
-	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
-	APIVersions:        []string{"batch/v1"},
-	Spec:               generic.FieldPart(func(job *batchv1.Job) *batchv1.JobSpec { return &job.Spec }),
-	Status:             generic.FieldPart(func(job *batchv1.Job) *batchv1.JobStatus { return &job.Status }),
-	CountGenerations:   true,
-	ValidateFunc:       batch.ValidateJob,
-	ValidateUpdateFunc: batch.ValidateJobUpdate,
-}}
+var Strategy = newStrategy(features.Gates{})
+
+// newStrategy is Strategy for gates, which decide the fields of the job
+// spec and its pod template that are kept.
+func newStrategy(gates features.Gates) strategy {
+	return strategy{generic.SpecStrategy[*batchv1.Job]{
+		DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+		APIVersions:        []string{"batch/v1"},
+		Spec:               generic.FieldPart(func(job *batchv1.Job) *batchv1.JobSpec { return &job.Spec }),
+		Status:             generic.FieldPart(func(job *batchv1.Job) *batchv1.JobStatus { return &job.Status }),
+		CountGenerations:   true,
+		ValidateFunc:       batch.ValidateJob,
+		ValidateUpdateFunc: batch.ValidateJobUpdate,
+		DropDisabled:       func(job, old *batchv1.Job) { gated.JobSpec(gates, &job.Spec, jobSpecOf(old)) },
+	}}
+}
 
 // DefaultGarbageCollectionPolicy is Orphan in batch/v1.
 func (strategy) DefaultGarbageCollectionPolicy(ctx context.Context) rest.GarbageCollectionPolicy {
@@ -54,8 +63,14 @@ func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 		generateSelector(job)
 	}
 	s.SpecStrategy.PrepareForCreate(ctx, obj)
-	// spec.scheduling needs the WorkloadWithJob feature, off by default.
-	job.Spec.Scheduling = nil
+}
+
+// jobSpecOf is the spec of old, nil on create.
+func jobSpecOf(old *batchv1.Job) *batchv1.JobSpec {
+	if old == nil {
+		return nil
+	}
+	return &old.Spec
 }
 
 // generateSelector labels the pod template with the job's name and uid
@@ -85,15 +100,6 @@ func generateSelector(job *batchv1.Job) {
 	if _, found := job.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel]; !found {
 		job.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] = string(job.UID)
 	}
-}
-
-// PrepareForUpdate drops a spec.scheduling the job did not have before
-// it compares the spec.
-func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
-	if old.(*batchv1.Job).Spec.Scheduling == nil {
-		obj.(*batchv1.Job).Spec.Scheduling = nil
-	}
-	s.SpecStrategy.PrepareForUpdate(ctx, obj, old)
 }
 
 // WarningsOnCreate: a job's name goes into its pods' names and hostnames;
@@ -167,7 +173,8 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of jobs.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, gates features.Gates) (*Storage, error) {
+	st := newStrategy(gates)
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &batchv1.Job{} },
 		NewListFunc:               func() runtime.Object { return &batchv1.JobList{} },
@@ -176,9 +183,9 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		KeyPrefix:                 "/jobs",
 		FieldsFunc:                selectableFields,
 		UnknownFieldSelector:      func(f string) error { return fmt.Errorf("field label %q not supported for Job", f) },
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
+		CreateStrategy:            st,
+		UpdateStrategy:            st,
+		DeleteStrategy:            st,
 		CategoriesList:            []string{"all"},
 	}
 	if err := opts.Complete(s, batchv1.SchemeGroupVersion); err != nil {

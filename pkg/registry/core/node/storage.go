@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -20,17 +22,33 @@ type strategy struct {
 
 // Strategy is the behaviour of nodes. A node is created by POST only: a
 // PUT of a missing node is a 404, as in kube-apiserver.
-var Strategy = strategy{generic.SpecStrategy[*corev1.Node]{
-	APIVersions:        []string{"v1"},
-	Spec:               generic.FieldPart(func(n *corev1.Node) *corev1.NodeSpec { return &n.Spec }),
-	Status:             generic.FieldPart(func(n *corev1.Node) *corev1.NodeStatus { return &n.Status }),
-	ValidateFunc:       core.ValidateNode,
-	ValidateUpdateFunc: core.ValidateNodeUpdate,
-}}
+var Strategy = newStrategy(features.Gates{})
+
+// newStrategy is Strategy for gates, which decide the gated fields of
+// the spec that are kept.
+func newStrategy(gates features.Gates) strategy {
+	return strategy{generic.SpecStrategy[*corev1.Node]{
+		APIVersions: []string{"v1"},
+		Spec:        generic.FieldPart(func(n *corev1.Node) *corev1.NodeSpec { return &n.Spec }),
+		Status:      generic.FieldPart(func(n *corev1.Node) *corev1.NodeStatus { return &n.Status }),
+		DropDisabled: func(n, old *corev1.Node) {
+			var oldSpec *corev1.NodeSpec
+			if old != nil {
+				oldSpec = &old.Spec
+			}
+			gated.NodeSpec(gates, &n.Spec, oldSpec)
+		},
+		ValidateFunc:       core.ValidateNode,
+		ValidateUpdateFunc: core.ValidateNodeUpdate,
+	}}
+}
 
 // PrepareForCreate keeps the status: a node's status comes from its
 // kubelet through /status, except on create where kube-apiserver keeps it.
-func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
+// The spec loses the fields of disabled gates.
+func (s strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	s.DropDisabled(obj.(*corev1.Node), nil)
+}
 
 // statusStrategy validates a status write as any update of a node.
 var statusStrategy = generic.StatusStrategy[*corev1.Node]{
@@ -50,7 +68,8 @@ type Storage struct {
 
 // NewStorage returns the storage of nodes; kubelet says how to reach
 // their kubelets.
-func NewStorage(opts generic.RESTOptions, kubelet KubeletConfig) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, kubelet KubeletConfig, gates features.Gates) (*Storage, error) {
+	st := newStrategy(gates)
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Node{} },
 		NewListFunc:               func() runtime.Object { return &corev1.NodeList{} },
@@ -61,9 +80,9 @@ func NewStorage(opts generic.RESTOptions, kubelet KubeletConfig) (*Storage, erro
 		FieldsFunc: func(obj runtime.Object) fields.Set {
 			return fields.Set{"spec.unschedulable": strconv.FormatBool(obj.(*corev1.Node).Spec.Unschedulable)}
 		},
-		CreateStrategy: Strategy,
-		UpdateStrategy: Strategy,
-		DeleteStrategy: Strategy,
+		CreateStrategy: st,
+		UpdateStrategy: st,
+		DeleteStrategy: st,
 		ShortNamesList: []string{"no"},
 	}
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {

@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -20,23 +22,38 @@ type strategy struct {
 // Strategy is the behaviour of claims: the spec is fixed at creation
 // (see core.ValidatePersistentVolumeClaimUpdate for what may change), the
 // status is the binder's, written through /status only.
-var Strategy = strategy{generic.SpecStrategy[*corev1.PersistentVolumeClaim]{
-	DefaultStrategy: generic.DefaultStrategy{Namespaced: true},
-	APIVersions:     []string{"v1"},
-	Spec: generic.FieldPart(func(pvc *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClaimSpec {
-		return &pvc.Spec
-	}),
-	Status: generic.FieldPart(func(pvc *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClaimStatus {
-		return &pvc.Status
-	}),
-	ValidateFunc:       core.ValidatePersistentVolumeClaim,
-	ValidateUpdateFunc: core.ValidatePersistentVolumeClaimUpdate,
-}}
+var Strategy = newStrategy(features.Gates{})
 
-// PrepareForCreate starts the claim Pending.
-func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+// newStrategy is Strategy for gates, which decide the gated fields of
+// the spec that are kept.
+func newStrategy(gates features.Gates) strategy {
+	return strategy{generic.SpecStrategy[*corev1.PersistentVolumeClaim]{
+		DefaultStrategy: generic.DefaultStrategy{Namespaced: true},
+		APIVersions:     []string{"v1"},
+		Spec: generic.FieldPart(func(pvc *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClaimSpec {
+			return &pvc.Spec
+		}),
+		Status: generic.FieldPart(func(pvc *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClaimStatus {
+			return &pvc.Status
+		}),
+		DropDisabled: func(pvc, old *corev1.PersistentVolumeClaim) {
+			var oldSpec *corev1.PersistentVolumeClaimSpec
+			if old != nil {
+				oldSpec = &old.Spec
+			}
+			gated.ClaimSpec(gates, &pvc.Spec, oldSpec)
+		},
+		ValidateFunc:       core.ValidatePersistentVolumeClaim,
+		ValidateUpdateFunc: core.ValidatePersistentVolumeClaimUpdate,
+	}}
+}
+
+// PrepareForCreate starts the claim Pending, without the fields of
+// disabled gates.
+func (s strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	pvc := obj.(*corev1.PersistentVolumeClaim)
 	pvc.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+	s.DropDisabled(pvc, nil)
 	core.NormalizeClaimDataSources(&pvc.Spec, nil)
 }
 
@@ -53,9 +70,23 @@ func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []str
 	return core.PersistentVolumeClaimWarnings(obj.(*corev1.PersistentVolumeClaim))
 }
 
-var statusStrategy = generic.StatusStrategy[*corev1.PersistentVolumeClaim]{
-	SpecStrategy:             Strategy.SpecStrategy,
-	ValidateStatusUpdateFunc: core.ValidatePersistentVolumeClaimStatusUpdate,
+type statusStrategy struct {
+	generic.StatusStrategy[*corev1.PersistentVolumeClaim]
+	gates features.Gates
+}
+
+func newStatusStrategy(gates features.Gates) statusStrategy {
+	return statusStrategy{generic.StatusStrategy[*corev1.PersistentVolumeClaim]{
+		SpecStrategy:             Strategy.SpecStrategy,
+		ValidateStatusUpdateFunc: core.ValidatePersistentVolumeClaimStatusUpdate,
+	}, gates}
+}
+
+// PrepareForUpdate keeps the spec and drops the status fields of
+// disabled gates that the old status does not have.
+func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	s.StatusStrategy.PrepareForUpdate(ctx, obj, old)
+	gated.ClaimStatus(s.gates, &obj.(*corev1.PersistentVolumeClaim).Status, &old.(*corev1.PersistentVolumeClaim).Status)
 }
 
 // Storage is the REST storage of persistentvolumeclaims and their /status.
@@ -65,16 +96,17 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of persistentvolumeclaims.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, gates features.Gates) (*Storage, error) {
+	st := newStrategy(gates)
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.PersistentVolumeClaim{} },
 		NewListFunc:               func() runtime.Object { return &corev1.PersistentVolumeClaimList{} },
 		DefaultQualifiedResource:  corev1.Resource("persistentvolumeclaims"),
 		SingularQualifiedResource: corev1.Resource("persistentvolumeclaim"),
 		KeyPrefix:                 "/persistentvolumeclaims",
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
+		CreateStrategy:            st,
+		UpdateStrategy:            st,
+		DeleteStrategy:            st,
 		ShortNamesList:            []string{"pvc"},
 		// As kube-apiserver, a delete answers with the deleted claim.
 		ReturnDeletedObject: true,
@@ -82,7 +114,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{PersistentVolumeClaim: s, Status: generic.NewSubresourceREST(s, statusStrategy)}, nil
+	return &Storage{PersistentVolumeClaim: s, Status: generic.NewSubresourceREST(s, newStatusStrategy(gates))}, nil
 }
 
 // Map returns the storage by path: "persistentvolumeclaims" and

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
@@ -78,7 +79,7 @@ func newEvictionFixture(t *testing.T, budgets ...*policyv1.PodDisruptionBudget) 
 	for _, b := range budgets {
 		f.items[b.Name] = b
 	}
-	st, err := NewStorage(generic.RESTOptions{StorageFactory: &storagebackend.Factory{Client: etcd.Client(), Prefix: "/registry"}}, Connections{}, f)
+	st, err := NewStorage(generic.RESTOptions{StorageFactory: &storagebackend.Factory{Client: etcd.Client(), Prefix: "/registry"}}, Connections{}, f, features.Gates{})
 	if err != nil {
 		t.Fatal(err)
 	}

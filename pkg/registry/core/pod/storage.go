@@ -11,6 +11,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -38,8 +39,10 @@ type Storage struct {
 // attach, portforward, proxy), which are not served without kubelets.
 //
 // budgets are the PodDisruptionBudgets pods/eviction honours; without
-// them (policy/v1 not served) pods/eviction is not served.
-func NewStorage(opts generic.RESTOptions, conn Connections, budgets DisruptionBudgets) (*Storage, error) {
+// them (policy/v1 not served) pods/eviction is not served. gates decide
+// which gated fields of pods are kept.
+func NewStorage(opts generic.RESTOptions, conn Connections, budgets DisruptionBudgets, gates features.Gates) (*Storage, error) {
+	podStrategy := newStrategy(gates)
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Pod{} },
 		NewListFunc:               func() runtime.Object { return &corev1.PodList{} },
@@ -49,9 +52,9 @@ func NewStorage(opts generic.RESTOptions, conn Connections, budgets DisruptionBu
 		FieldsFunc:                selectableFields,
 		// Every kubelet watches the pods of its node.
 		IndexedFields:       []string{"spec.nodeName"},
-		CreateStrategy:      Strategy,
-		UpdateStrategy:      Strategy,
-		DeleteStrategy:      Strategy,
+		CreateStrategy:      podStrategy,
+		UpdateStrategy:      podStrategy,
+		DeleteStrategy:      podStrategy,
 		ReturnDeletedObject: true,
 		ShortNamesList:      []string{"po"},
 		CategoriesList:      []string{"all"},
@@ -61,10 +64,10 @@ func NewStorage(opts generic.RESTOptions, conn Connections, budgets DisruptionBu
 	}
 	st := &Storage{
 		Pod:                 s,
-		Status:              generic.NewSubresourceREST(s, StatusStrategy),
+		Status:              generic.NewSubresourceREST(s, newStatusStrategy(podStrategy)),
 		Binding:             &BindingREST{store: s},
-		EphemeralContainers: generic.NewSubresourceREST(s, EphemeralContainersStrategy),
-		Resize:              generic.NewSubresourceREST(s, ResizeStrategy),
+		EphemeralContainers: generic.NewSubresourceREST(s, ephemeralContainersStrategy{podStrategy}),
+		Resize:              generic.NewSubresourceREST(s, resizeStrategy{podStrategy}),
 	}
 	if budgets != nil {
 		st.Eviction = &EvictionREST{pods: s, status: st.Status, pdbs: budgets}

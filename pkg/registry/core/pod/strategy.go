@@ -16,6 +16,8 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
+	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -26,25 +28,35 @@ type strategy struct {
 
 // Strategy is the behaviour of pods: metadata.generation counts changes
 // of the spec, and the status is the kubelet's, written through /status.
-var Strategy = strategy{generic.SpecStrategy[*corev1.Pod]{
-	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
-	APIVersions:        []string{"v1"},
-	Spec:               generic.FieldPart(func(pod *corev1.Pod) *corev1.PodSpec { return &pod.Spec }),
-	Status:             generic.FieldPart(func(pod *corev1.Pod) *corev1.PodStatus { return &pod.Status }),
-	CountGenerations:   true,
-	ValidateFunc:       core.ValidatePod,
-	ValidateUpdateFunc: core.ValidatePodUpdate,
-}}
+// The fields of disabled feature gates are dropped from every write.
+var Strategy = newStrategy(features.Gates{})
 
-// PrepareForCreate starts the pod pending, gated if it has scheduling
-// gates, merges its matchLabelKeys into its selectors and turns its
-// AppArmor annotations into fields, warning of them there (before the
-// annotations and the fields agree), and completes its pod-level
-// resources, which decide its QoS class, as kube-apiserver does.
-func (strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+// newStrategy is Strategy for gates, which decide the gated fields that
+// are kept.
+func newStrategy(gates features.Gates) strategy {
+	return strategy{generic.SpecStrategy[*corev1.Pod]{
+		DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+		APIVersions:        []string{"v1"},
+		Spec:               generic.FieldPart(func(pod *corev1.Pod) *corev1.PodSpec { return &pod.Spec }),
+		Status:             generic.FieldPart(func(pod *corev1.Pod) *corev1.PodStatus { return &pod.Status }),
+		CountGenerations:   true,
+		DropDisabled:       func(pod, old *corev1.Pod) { gated.Pod(gates, pod, old) },
+		ValidateFunc:       core.ValidatePod,
+		ValidateUpdateFunc: core.ValidatePodUpdate,
+	}}
+}
+
+// PrepareForCreate starts the pod pending, drops the fields of disabled
+// feature gates, gates it if it has scheduling gates, merges its
+// matchLabelKeys into its selectors and turns its AppArmor annotations
+// into fields, warning of them there (before the annotations and the
+// fields agree), and completes its pod-level resources, which decide its
+// QoS class, as kube-apiserver does.
+func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	pod := obj.(*corev1.Pod)
 	pod.Generation = 1
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	s.DropDisabled(pod, nil)
 	gateScheduling(pod, metav1.Now())
 	mergeLabelKeys(pod)
 	for _, w := range core.ApplyAppArmorAnnotations(pod) {
@@ -82,30 +94,34 @@ func (strategy) CheckGracefulDelete(_ context.Context, obj runtime.Object, opts 
 	return true
 }
 
-// StatusStrategy lets /status change the status and nothing else: it
+// newStatusStrategy lets /status change the status and nothing else: it
 // keeps the spec, the deletion timestamp and the owner references (old
 // kubelets wrote them wrong).
-var StatusStrategy = statusStrategy{generic.StatusStrategy[*corev1.Pod]{
-	SpecStrategy: Strategy.SpecStrategy,
-	KeepMetadata: func(meta, stored metav1.Object) {
-		meta.SetDeletionTimestamp(stored.GetDeletionTimestamp())
-		meta.SetOwnerReferences(stored.GetOwnerReferences())
-	},
-	ResetPaths:               [][]string{{"metadata", "deletionTimestamp"}, {"metadata", "ownerReferences"}},
-	ValidateStatusUpdateFunc: core.ValidatePodStatusUpdate,
-}}
+func newStatusStrategy(st strategy) statusStrategy {
+	return statusStrategy{generic.StatusStrategy[*corev1.Pod]{
+		SpecStrategy: st.SpecStrategy,
+		KeepMetadata: func(meta, stored metav1.Object) {
+			meta.SetDeletionTimestamp(stored.GetDeletionTimestamp())
+			meta.SetOwnerReferences(stored.GetOwnerReferences())
+		},
+		ResetPaths:               [][]string{{"metadata", "deletionTimestamp"}, {"metadata", "ownerReferences"}},
+		ValidateStatusUpdateFunc: core.ValidatePodStatusUpdate,
+	}}
+}
 
 type statusStrategy struct {
 	generic.StatusStrategy[*corev1.Pod]
 }
 
-// PrepareForUpdate keeps all but the status. A status without a QoS class
-// keeps the old one (old kubelets dropped it), and observed generations
-// the writer left out, of the status and of each condition (matched by
-// type, in order), keep the old values.
+// PrepareForUpdate keeps all but the status, whose fields of disabled
+// feature gates are dropped unless the old status has them. A status
+// without a QoS class keeps the old one (old kubelets dropped it), and
+// observed generations the writer left out, of the status and of each
+// condition (matched by type, in order), keep the old values.
 func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	s.StatusStrategy.PrepareForUpdate(ctx, obj, old)
 	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
+	s.DropDisabled(pod, oldPod)
 	if pod.Status.QOSClass == "" {
 		pod.Status.QOSClass = oldPod.Status.QOSClass
 	}

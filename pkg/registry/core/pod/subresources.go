@@ -14,12 +14,9 @@ import (
 )
 
 // ephemeralContainersStrategy is pods/ephemeralcontainers: a write
-// changes spec.ephemeralContainers and nothing else.
+// changes spec.ephemeralContainers and nothing else (less the fields of
+// disabled gates).
 type ephemeralContainersStrategy struct{ strategy }
-
-// EphemeralContainersStrategy lets pods/ephemeralcontainers add
-// ephemeral containers.
-var EphemeralContainersStrategy = ephemeralContainersStrategy{Strategy}
 
 // GetResetFields: the subresource writes the ephemeral containers only;
 // kapi's field manager knows sets, not kube-apiserver's filter of
@@ -28,13 +25,14 @@ func (ephemeralContainersStrategy) GetResetFields() map[fieldpath.APIVersion]*fi
 	return nil
 }
 
-func (ephemeralContainersStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+func (s ephemeralContainersStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
 	ephemeral := pod.Spec.EphemeralContainers
 	pod.Spec = *oldPod.Spec.DeepCopy()
 	pod.Spec.EphemeralContainers = ephemeral
 	pod.Status = oldPod.Status
 	metav1.ResetObjectMetaForStatus(&pod.ObjectMeta, &oldPod.ObjectMeta)
+	s.DropDisabled(pod, oldPod)
 	bumpGeneration(pod, oldPod)
 }
 
@@ -50,9 +48,6 @@ func (ephemeralContainersStrategy) WarningsOnUpdate(context.Context, runtime.Obj
 // resize policies of containers (and pod-level resources) only.
 type resizeStrategy struct{ strategy }
 
-// ResizeStrategy lets pods/resize change resources in place.
-var ResizeStrategy = resizeStrategy{Strategy}
-
 // GetResetFields: as for ephemeral containers, kube-apiserver's filter
 // (only the resources and resize policies are the writer's) is not
 // expressible as a set; nothing is reset.
@@ -64,7 +59,7 @@ func (resizeStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 // and resize policies and the pod-level resources. A write that adds,
 // removes or renames containers is left as it is, for validation to
 // refuse.
-func (resizeStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+func (s resizeStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
 	if len(pod.Spec.Containers) == len(oldPod.Spec.Containers) && len(pod.Spec.InitContainers) == len(oldPod.Spec.InitContainers) {
 		resources := pod.Spec.Resources
@@ -81,6 +76,7 @@ func (resizeStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Objec
 		// A client that does not know pod-level resources keeps them.
 		pod.Spec.Resources = oldPod.Spec.Resources.DeepCopy()
 	}
+	s.DropDisabled(pod, oldPod)
 	bumpGeneration(pod, oldPod)
 }
 

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -18,13 +20,20 @@ type strategy struct {
 
 // Strategy is the behaviour of pod templates: metadata.generation counts
 // the changes of the template, which is their spec.
-var Strategy = strategy{generic.SpecStrategy[*corev1.PodTemplate]{
-	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
-	Spec:               generic.FieldPart(func(pt *corev1.PodTemplate) *corev1.PodTemplateSpec { return &pt.Template }),
-	CountGenerations:   true,
-	ValidateFunc:       core.ValidatePodTemplate,
-	ValidateUpdateFunc: core.ValidatePodTemplateUpdate,
-}}
+var Strategy = newStrategy(features.Gates{})
+
+// newStrategy is Strategy for gates, which decide the fields of the
+// template that are kept.
+func newStrategy(gates features.Gates) strategy {
+	return strategy{generic.SpecStrategy[*corev1.PodTemplate]{
+		DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
+		Spec:               generic.FieldPart(func(pt *corev1.PodTemplate) *corev1.PodTemplateSpec { return &pt.Template }),
+		CountGenerations:   true,
+		ValidateFunc:       core.ValidatePodTemplate,
+		ValidateUpdateFunc: core.ValidatePodTemplateUpdate,
+		DropDisabled:       gated.Template(gates, func(t *corev1.PodTemplate) *corev1.PodTemplateSpec { return &t.Template }),
+	}}
+}
 
 // WarningsOnCreate are the warnings of the pod template.
 func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
@@ -45,16 +54,17 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of podtemplates.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, gates features.Gates) (*Storage, error) {
+	st := newStrategy(gates)
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.PodTemplate{} },
 		NewListFunc:               func() runtime.Object { return &corev1.PodTemplateList{} },
 		DefaultQualifiedResource:  corev1.Resource("podtemplates"),
 		SingularQualifiedResource: corev1.Resource("podtemplate"),
 		KeyPrefix:                 "/podtemplates",
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
+		CreateStrategy:            st,
+		UpdateStrategy:            st,
+		DeleteStrategy:            st,
 		// As kube-apiserver, a delete answers with the deleted template.
 		ReturnDeletedObject: true,
 	}

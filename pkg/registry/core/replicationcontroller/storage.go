@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
+	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -23,19 +25,26 @@ type strategy struct {
 // Strategy is the behaviour of replication controllers: metadata.generation
 // counts changes of the spec, and the status is written through /status
 // only.
-var Strategy = strategy{generic.SpecStrategy[*corev1.ReplicationController]{
-	DefaultStrategy: generic.DefaultStrategy{Namespaced: true},
-	APIVersions:     []string{"v1"},
-	Spec: generic.FieldPart(func(rc *corev1.ReplicationController) *corev1.ReplicationControllerSpec {
-		return &rc.Spec
-	}),
-	Status: generic.FieldPart(func(rc *corev1.ReplicationController) *corev1.ReplicationControllerStatus {
-		return &rc.Status
-	}),
-	CountGenerations:   true,
-	ValidateFunc:       core.ValidateReplicationController,
-	ValidateUpdateFunc: core.ValidateReplicationControllerUpdate,
-}}
+var Strategy = newStrategy(features.Gates{})
+
+// newStrategy is Strategy for gates, which decide the fields of the pod
+// template that are kept.
+func newStrategy(gates features.Gates) strategy {
+	return strategy{generic.SpecStrategy[*corev1.ReplicationController]{
+		DefaultStrategy: generic.DefaultStrategy{Namespaced: true},
+		APIVersions:     []string{"v1"},
+		Spec: generic.FieldPart(func(rc *corev1.ReplicationController) *corev1.ReplicationControllerSpec {
+			return &rc.Spec
+		}),
+		Status: generic.FieldPart(func(rc *corev1.ReplicationController) *corev1.ReplicationControllerStatus {
+			return &rc.Status
+		}),
+		CountGenerations:   true,
+		ValidateFunc:       core.ValidateReplicationController,
+		ValidateUpdateFunc: core.ValidateReplicationControllerUpdate,
+		DropDisabled:       gated.Template(gates, func(rc *corev1.ReplicationController) *corev1.PodTemplateSpec { return rc.Spec.Template }),
+	}}
+}
 
 // DefaultGarbageCollectionPolicy orphans a controller's pods unless the
 // delete says otherwise: core/v1 keeps the behaviour it had before
@@ -73,7 +82,8 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of replicationcontrollers.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, gates features.Gates) (*Storage, error) {
+	st := newStrategy(gates)
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.ReplicationController{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ReplicationControllerList{} },
@@ -83,9 +93,9 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		FieldsFunc: func(obj runtime.Object) fields.Set {
 			return fields.Set{"status.replicas": strconv.Itoa(int(obj.(*corev1.ReplicationController).Status.Replicas))}
 		},
-		CreateStrategy: Strategy,
-		UpdateStrategy: Strategy,
-		DeleteStrategy: Strategy,
+		CreateStrategy: st,
+		UpdateStrategy: st,
+		DeleteStrategy: st,
 		ShortNamesList: []string{"rc"},
 		CategoriesList: []string{"all"},
 	}

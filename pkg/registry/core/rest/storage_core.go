@@ -9,6 +9,7 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry"
 	"github.com/kapi-dev/kapi/pkg/registry/core/componentstatus"
 	"github.com/kapi-dev/kapi/pkg/registry/core/configmap"
@@ -58,6 +59,9 @@ type StorageProvider struct {
 	// pods/eviction honours; nil (until policy/v1 is served) leaves
 	// pods/eviction unserved.
 	DisruptionBudgets pod.DisruptionBudgets
+	// Gates decide which gated fields are kept (--feature-gates); the
+	// zero value is kube-apiserver's defaults.
+	Gates features.Gates
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -77,13 +81,13 @@ func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(ve
 		v1.Add(secrets, err)
 		v1.Add(endpoints.NewStorage(opts))
 		v1.Add(event.NewStorage(opts, corev1.SchemeGroupVersion))
-		nodes, err := node.NewStorage(opts, p.Kubelet)
+		nodes, err := node.NewStorage(opts, p.Kubelet, p.Gates)
 		v1.Add(nodes, err)
 		conn := pod.Connections{Authorizer: p.Authorizer}
 		if nodes != nil {
 			conn.Kubelets = nodes.Kubelets
 		}
-		pods, err := pod.NewStorage(opts, conn, p.DisruptionBudgets)
+		pods, err := pod.NewStorage(opts, conn, p.DisruptionBudgets, p.Gates)
 		v1.Add(pods, err)
 		services, err := service.NewStorage(opts, p.serviceClusterIPRanges(), p.ServiceNodePortRange)
 		v1.Add(services, err)
@@ -95,12 +99,12 @@ func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(ve
 		if secrets != nil && pods != nil && nodes != nil {
 			v1.Add(serviceaccount.NewStorage(opts, p.ServiceAccountTokens, serviceaccount.BoundObjects{Pods: pods.Pod, Secrets: secrets.Secret, Nodes: nodes.Node}))
 		}
-		v1.Add(persistentvolumeclaim.NewStorage(opts))
+		v1.Add(persistentvolumeclaim.NewStorage(opts, p.Gates))
 		v1.Add(persistentvolume.NewStorage(opts))
 		v1.Add(resourcequota.NewStorage(opts))
 		v1.Add(limitrange.NewStorage(opts))
-		v1.Add(podtemplate.NewStorage(opts))
-		v1.Add(replicationcontroller.NewStorage(opts))
+		v1.Add(podtemplate.NewStorage(opts, p.Gates))
+		v1.Add(replicationcontroller.NewStorage(opts, p.Gates))
 		v1.Add(componentstatus.NewStorage(opts, componentstatus.Components(p.EtcdHealth)))
 	}
 	return g.Result()

@@ -13,6 +13,9 @@
 // judged feature by feature over the whole old object (or the old status,
 // for a /status write).
 //
+// The features are listed as package gated's, which drops them as it
+// does the gated fields of every other group.
+//
 // Gates that are locked on in kube-apiserver 1.37 (DRAAdminAccess,
 // DRAPrioritizedList, DRAExtendedResource, DRAResourceClaimDeviceStatus)
 // can never be off, so their fields are never dropped.
@@ -22,6 +25,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 )
 
 // The gates of resource.k8s.io/v1 fields that --feature-gates can turn
@@ -49,35 +53,6 @@ var Gates = []string{
 	DRAListTypeAttributes, DRADerivedAttributes,
 }
 
-// feature is the fields of one gated feature in one kind of object: used
-// says whether an object has any of them, drop clears them.
-type feature[T any] struct {
-	enabled func(features.Gates) bool
-	used    func(T) bool
-	drop    func(T)
-}
-
-// gate is a feature enabled by one gate.
-func gate(name string) func(features.Gates) bool {
-	return func(g features.Gates) bool { return g.Enabled(name) }
-}
-
-// apply drops from obj the fields of each feature that is disabled and
-// that old (nil on create) does not use.
-func apply[T any](g features.Gates, fs []feature[T], obj T, old T, hasOld bool) {
-	for _, f := range fs {
-		if f.enabled(g) || hasOld && f.used(old) {
-			continue
-		}
-		f.drop(obj)
-	}
-}
-
-// bindingConditions needs both of its gates, as its fields' tags say.
-func bindingConditions(g features.Gates) bool {
-	return g.Enabled(DRADeviceBindingConditions) && g.Enabled(DRAResourceClaimDeviceStatus)
-}
-
 // Slice drops the disabled fields of a ResourceSlice; old is nil on
 // create.
 func Slice(g features.Gates, s, old *resourcev1.ResourceSlice) {
@@ -85,7 +60,7 @@ func Slice(g features.Gates, s, old *resourcev1.ResourceSlice) {
 	if old != nil {
 		oldSpec = &old.Spec
 	}
-	apply(g, sliceFeatures, &s.Spec, oldSpec, old != nil)
+	gated.Drop(g, sliceFeatures, &s.Spec, oldSpec)
 }
 
 // anyDevice reports whether f holds for a device of the spec.
@@ -104,15 +79,15 @@ func eachDevice(s *resourcev1.ResourceSliceSpec, f func(*resourcev1.Device)) {
 	}
 }
 
-var sliceFeatures = []feature[*resourcev1.ResourceSliceSpec]{
+var sliceFeatures = []gated.Feature[*resourcev1.ResourceSliceSpec]{
 	{
-		enabled: gate(DRAPartitionableDevices),
-		used: func(s *resourcev1.ResourceSliceSpec) bool {
+		Gate: DRAPartitionableDevices,
+		Used: func(s *resourcev1.ResourceSliceSpec) bool {
 			return len(s.SharedCounters) > 0 || s.PerDeviceNodeSelection != nil || anyDevice(s, func(d *resourcev1.Device) bool {
 				return len(d.ConsumesCounters) > 0 || d.NodeName != nil || d.NodeSelector != nil || d.AllNodes != nil
 			})
 		},
-		drop: func(s *resourcev1.ResourceSliceSpec) {
+		Drop: func(s *resourcev1.ResourceSliceSpec) {
 			s.SharedCounters, s.PerDeviceNodeSelection = nil, nil
 			eachDevice(s, func(d *resourcev1.Device) {
 				d.ConsumesCounters, d.NodeName, d.NodeSelector, d.AllNodes = nil, nil, nil, nil
@@ -120,18 +95,18 @@ var sliceFeatures = []feature[*resourcev1.ResourceSliceSpec]{
 		},
 	},
 	{
-		enabled: gate(DRAPartitionableDevicesType),
-		used:    func(s *resourcev1.ResourceSliceSpec) bool { return s.PartitionTypeAttribute != nil },
-		drop:    func(s *resourcev1.ResourceSliceSpec) { s.PartitionTypeAttribute = nil },
+		Gate: DRAPartitionableDevicesType,
+		Used: func(s *resourcev1.ResourceSliceSpec) bool { return s.PartitionTypeAttribute != nil },
+		Drop: func(s *resourcev1.ResourceSliceSpec) { s.PartitionTypeAttribute = nil },
 	},
 	{
-		enabled: gate(DRAOptionalNodeOperations),
-		used:    func(s *resourcev1.ResourceSliceSpec) bool { return len(s.SkipNodeOperations) > 0 },
-		drop:    func(s *resourcev1.ResourceSliceSpec) { s.SkipNodeOperations = nil },
+		Gate: DRAOptionalNodeOperations,
+		Used: func(s *resourcev1.ResourceSliceSpec) bool { return len(s.SkipNodeOperations) > 0 },
+		Drop: func(s *resourcev1.ResourceSliceSpec) { s.SkipNodeOperations = nil },
 	},
 	{
-		enabled: gate(DRADeviceCompatibilityGroups),
-		used: func(s *resourcev1.ResourceSliceSpec) bool {
+		Gate: DRADeviceCompatibilityGroups,
+		Used: func(s *resourcev1.ResourceSliceSpec) bool {
 			return anyDevice(s, func(d *resourcev1.Device) bool {
 				for _, c := range d.ConsumesCounters {
 					if len(c.CompatibilityGroups) > 0 {
@@ -141,7 +116,7 @@ var sliceFeatures = []feature[*resourcev1.ResourceSliceSpec]{
 				return false
 			})
 		},
-		drop: func(s *resourcev1.ResourceSliceSpec) {
+		Drop: func(s *resourcev1.ResourceSliceSpec) {
 			eachDevice(s, func(d *resourcev1.Device) {
 				for i := range d.ConsumesCounters {
 					d.ConsumesCounters[i].CompatibilityGroups = nil
@@ -150,28 +125,28 @@ var sliceFeatures = []feature[*resourcev1.ResourceSliceSpec]{
 		},
 	},
 	{
-		enabled: gate(DRADeviceTaints),
-		used: func(s *resourcev1.ResourceSliceSpec) bool {
+		Gate: DRADeviceTaints,
+		Used: func(s *resourcev1.ResourceSliceSpec) bool {
 			return anyDevice(s, func(d *resourcev1.Device) bool { return len(d.Taints) > 0 })
 		},
-		drop: func(s *resourcev1.ResourceSliceSpec) { eachDevice(s, func(d *resourcev1.Device) { d.Taints = nil }) },
+		Drop: func(s *resourcev1.ResourceSliceSpec) { eachDevice(s, func(d *resourcev1.Device) { d.Taints = nil }) },
 	},
 	{
-		enabled: bindingConditions,
-		used: func(s *resourcev1.ResourceSliceSpec) bool {
+		Gate: DRADeviceBindingConditions, AlsoNeeds: []string{DRAResourceClaimDeviceStatus},
+		Used: func(s *resourcev1.ResourceSliceSpec) bool {
 			return anyDevice(s, func(d *resourcev1.Device) bool {
 				return len(d.BindingConditions) > 0 || len(d.BindingFailureConditions) > 0 || d.BindsToNode != nil
 			})
 		},
-		drop: func(s *resourcev1.ResourceSliceSpec) {
+		Drop: func(s *resourcev1.ResourceSliceSpec) {
 			eachDevice(s, func(d *resourcev1.Device) {
 				d.BindingConditions, d.BindingFailureConditions, d.BindsToNode = nil, nil, nil
 			})
 		},
 	},
 	{
-		enabled: gate(DRAConsumableCapacity),
-		used: func(s *resourcev1.ResourceSliceSpec) bool {
+		Gate: DRAConsumableCapacity,
+		Used: func(s *resourcev1.ResourceSliceSpec) bool {
 			return anyDevice(s, func(d *resourcev1.Device) bool {
 				if d.AllowMultipleAllocations != nil {
 					return true
@@ -184,7 +159,7 @@ var sliceFeatures = []feature[*resourcev1.ResourceSliceSpec]{
 				return false
 			})
 		},
-		drop: func(s *resourcev1.ResourceSliceSpec) {
+		Drop: func(s *resourcev1.ResourceSliceSpec) {
 			eachDevice(s, func(d *resourcev1.Device) {
 				d.AllowMultipleAllocations = nil
 				for name, c := range d.Capacity {
@@ -197,17 +172,17 @@ var sliceFeatures = []feature[*resourcev1.ResourceSliceSpec]{
 		},
 	},
 	{
-		enabled: gate(DRANodeAllocatableResources),
-		used: func(s *resourcev1.ResourceSliceSpec) bool {
+		Gate: DRANodeAllocatableResources,
+		Used: func(s *resourcev1.ResourceSliceSpec) bool {
 			return anyDevice(s, func(d *resourcev1.Device) bool { return len(d.NodeAllocatableResources) > 0 })
 		},
-		drop: func(s *resourcev1.ResourceSliceSpec) {
+		Drop: func(s *resourcev1.ResourceSliceSpec) {
 			eachDevice(s, func(d *resourcev1.Device) { d.NodeAllocatableResources = nil })
 		},
 	},
 	{
-		enabled: gate(DRAListTypeAttributes),
-		used: func(s *resourcev1.ResourceSliceSpec) bool {
+		Gate: DRAListTypeAttributes,
+		Used: func(s *resourcev1.ResourceSliceSpec) bool {
 			return anyDevice(s, func(d *resourcev1.Device) bool {
 				for _, a := range d.Attributes {
 					if a.IntValues != nil || a.BoolValues != nil || a.StringValues != nil || a.VersionValues != nil {
@@ -217,7 +192,7 @@ var sliceFeatures = []feature[*resourcev1.ResourceSliceSpec]{
 				return false
 			})
 		},
-		drop: func(s *resourcev1.ResourceSliceSpec) {
+		Drop: func(s *resourcev1.ResourceSliceSpec) {
 			eachDevice(s, func(d *resourcev1.Device) {
 				for name, a := range d.Attributes {
 					if a.IntValues != nil || a.BoolValues != nil || a.StringValues != nil || a.VersionValues != nil {
@@ -233,7 +208,7 @@ var sliceFeatures = []feature[*resourcev1.ResourceSliceSpec]{
 // ClaimSpec drops the disabled fields of the spec of a ResourceClaim or
 // of a ResourceClaimTemplate's claims; old is nil on create.
 func ClaimSpec(g features.Gates, spec, old *resourcev1.ResourceClaimSpec) {
-	apply(g, claimSpecFeatures, spec, old, old != nil)
+	gated.Drop(g, claimSpecFeatures, spec, old)
 }
 
 // anyRequest reports whether f holds for a request of the spec, exact or
@@ -268,17 +243,17 @@ func eachRequest(s *resourcev1.ResourceClaimSpec, f func(requestFields)) {
 	}
 }
 
-var claimSpecFeatures = []feature[*resourcev1.ResourceClaimSpec]{
+var claimSpecFeatures = []gated.Feature[*resourcev1.ResourceClaimSpec]{
 	{
-		enabled: gate(DRADeviceTaints),
-		used: func(s *resourcev1.ResourceClaimSpec) bool {
+		Gate: DRADeviceTaints,
+		Used: func(s *resourcev1.ResourceClaimSpec) bool {
 			return anyRequest(s, func(r requestFields) bool { return len(*r.tolerations) > 0 })
 		},
-		drop: func(s *resourcev1.ResourceClaimSpec) { eachRequest(s, func(r requestFields) { *r.tolerations = nil }) },
+		Drop: func(s *resourcev1.ResourceClaimSpec) { eachRequest(s, func(r requestFields) { *r.tolerations = nil }) },
 	},
 	{
-		enabled: gate(DRAConsumableCapacity),
-		used: func(s *resourcev1.ResourceClaimSpec) bool {
+		Gate: DRAConsumableCapacity,
+		Used: func(s *resourcev1.ResourceClaimSpec) bool {
 			for _, c := range s.Devices.Constraints {
 				if c.DistinctAttribute != nil {
 					return true
@@ -286,7 +261,7 @@ var claimSpecFeatures = []feature[*resourcev1.ResourceClaimSpec]{
 			}
 			return anyRequest(s, func(r requestFields) bool { return *r.capacity != nil })
 		},
-		drop: func(s *resourcev1.ResourceClaimSpec) {
+		Drop: func(s *resourcev1.ResourceClaimSpec) {
 			for i := range s.Devices.Constraints {
 				s.Devices.Constraints[i].DistinctAttribute = nil
 			}
@@ -294,11 +269,11 @@ var claimSpecFeatures = []feature[*resourcev1.ResourceClaimSpec]{
 		},
 	},
 	{
-		enabled: gate(DRADerivedAttributes),
-		used: func(s *resourcev1.ResourceClaimSpec) bool {
+		Gate: DRADerivedAttributes,
+		Used: func(s *resourcev1.ResourceClaimSpec) bool {
 			return anyRequest(s, func(r requestFields) bool { return len(*r.derivedAttributes) > 0 })
 		},
-		drop: func(s *resourcev1.ResourceClaimSpec) {
+		Drop: func(s *resourcev1.ResourceClaimSpec) {
 			eachRequest(s, func(r requestFields) { *r.derivedAttributes = nil })
 		},
 	},
@@ -307,7 +282,7 @@ var claimSpecFeatures = []feature[*resourcev1.ResourceClaimSpec]{
 // ClaimStatus drops the disabled fields of a ResourceClaim's status; old
 // is nil on create (when the status is cleared anyway).
 func ClaimStatus(g features.Gates, status, old *resourcev1.ResourceClaimStatus) {
-	apply(g, claimStatusFeatures, status, old, old != nil)
+	gated.Drop(g, claimStatusFeatures, status, old)
 }
 
 func anyResult(s *resourcev1.ResourceClaimStatus, f func(*resourcev1.DeviceRequestAllocationResult) bool) bool {
@@ -331,25 +306,25 @@ func eachResult(s *resourcev1.ResourceClaimStatus, f func(*resourcev1.DeviceRequ
 	}
 }
 
-var claimStatusFeatures = []feature[*resourcev1.ResourceClaimStatus]{
+var claimStatusFeatures = []gated.Feature[*resourcev1.ResourceClaimStatus]{
 	{
-		enabled: gate(DRADeviceTaints),
-		used: func(s *resourcev1.ResourceClaimStatus) bool {
+		Gate: DRADeviceTaints,
+		Used: func(s *resourcev1.ResourceClaimStatus) bool {
 			return anyResult(s, func(r *resourcev1.DeviceRequestAllocationResult) bool { return len(r.Tolerations) > 0 })
 		},
-		drop: func(s *resourcev1.ResourceClaimStatus) {
+		Drop: func(s *resourcev1.ResourceClaimStatus) {
 			eachResult(s, func(r *resourcev1.DeviceRequestAllocationResult) { r.Tolerations = nil })
 		},
 	},
 	{
-		enabled: bindingConditions,
-		used: func(s *resourcev1.ResourceClaimStatus) bool {
+		Gate: DRADeviceBindingConditions, AlsoNeeds: []string{DRAResourceClaimDeviceStatus},
+		Used: func(s *resourcev1.ResourceClaimStatus) bool {
 			return s.Allocation != nil && s.Allocation.AllocationTimestamp != nil ||
 				anyResult(s, func(r *resourcev1.DeviceRequestAllocationResult) bool {
 					return len(r.BindingConditions) > 0 || len(r.BindingFailureConditions) > 0
 				})
 		},
-		drop: func(s *resourcev1.ResourceClaimStatus) {
+		Drop: func(s *resourcev1.ResourceClaimStatus) {
 			if s.Allocation != nil {
 				s.Allocation.AllocationTimestamp = nil
 			}
@@ -359,8 +334,8 @@ var claimStatusFeatures = []feature[*resourcev1.ResourceClaimStatus]{
 		},
 	},
 	{
-		enabled: gate(DRAConsumableCapacity),
-		used: func(s *resourcev1.ResourceClaimStatus) bool {
+		Gate: DRAConsumableCapacity,
+		Used: func(s *resourcev1.ResourceClaimStatus) bool {
 			for _, d := range s.Devices {
 				if d.ShareID != nil {
 					return true
@@ -370,7 +345,7 @@ var claimStatusFeatures = []feature[*resourcev1.ResourceClaimStatus]{
 				return r.ShareID != nil || len(r.ConsumedCapacity) > 0
 			})
 		},
-		drop: func(s *resourcev1.ResourceClaimStatus) {
+		Drop: func(s *resourcev1.ResourceClaimStatus) {
 			for i := range s.Devices {
 				s.Devices[i].ShareID = nil
 			}
@@ -378,11 +353,11 @@ var claimStatusFeatures = []feature[*resourcev1.ResourceClaimStatus]{
 		},
 	},
 	{
-		enabled: gate(DRAOptionalNodeOperations),
-		used: func(s *resourcev1.ResourceClaimStatus) bool {
+		Gate: DRAOptionalNodeOperations,
+		Used: func(s *resourcev1.ResourceClaimStatus) bool {
 			return anyResult(s, func(r *resourcev1.DeviceRequestAllocationResult) bool { return len(r.SkipNodeOperations) > 0 })
 		},
-		drop: func(s *resourcev1.ResourceClaimStatus) {
+		Drop: func(s *resourcev1.ResourceClaimStatus) {
 			eachResult(s, func(r *resourcev1.DeviceRequestAllocationResult) { r.SkipNodeOperations = nil })
 		},
 	},

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/apis/storage"
+	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/registry/gated"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
@@ -17,8 +19,8 @@ import (
 // Strategy is the behaviour of CSI nodes, written by each node's kubelet
 // with the resourceVersion it read. The status (storage health) is
 // written through /status only, and only with the alpha gate
-// CSIVolumeHealth, which kube-apiserver 1.37 leaves off: a status that
-// was never set stays empty.
+// CSIVolumeHealth, which kube-apiserver 1.37 leaves off: without it a
+// status that was never set stays empty.
 var Strategy = generic.SpecStrategy[*storagev1.CSINode]{
 	DefaultStrategy:    generic.DefaultStrategy{RequireResourceVersionOnUpdate: true},
 	APIVersions:        []string{"storage.k8s.io/v1"},
@@ -30,22 +32,23 @@ var Strategy = generic.SpecStrategy[*storagev1.CSINode]{
 
 type statusStrategy struct {
 	generic.StatusStrategy[*storagev1.CSINode]
+	gates features.Gates
 }
 
-var csiNodeStatusStrategy = statusStrategy{generic.StatusStrategy[*storagev1.CSINode]{
-	SpecStrategy:             Strategy,
-	KeepMetadata:             metav1.ResetObjectMetaForStatus,
-	ResetPaths:               [][]string{{"metadata"}},
-	ValidateStatusUpdateFunc: storage.ValidateCSINodeStatusUpdate,
-}}
+func newStatusStrategy(gates features.Gates) statusStrategy {
+	return statusStrategy{generic.StatusStrategy[*storagev1.CSINode]{
+		SpecStrategy:             Strategy,
+		KeepMetadata:             metav1.ResetObjectMetaForStatus,
+		ResetPaths:               [][]string{{"metadata"}},
+		ValidateStatusUpdateFunc: storage.ValidateCSINodeStatusUpdate,
+	}, gates}
+}
 
 // PrepareForUpdate also drops the storage health a status write sets
-// where there was none: without CSIVolumeHealth it cannot be set.
+// where there was none, unless the gates serve it.
 func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	s.StatusStrategy.PrepareForUpdate(ctx, obj, old)
-	if len(old.(*storagev1.CSINode).Status.StorageHealth) == 0 {
-		obj.(*storagev1.CSINode).Status.StorageHealth = nil
-	}
+	gated.CSINodeStatus(s.gates, &obj.(*storagev1.CSINode).Status, &old.(*storagev1.CSINode).Status)
 }
 
 // Storage is the REST storage of CSI nodes and their status.
@@ -55,7 +58,7 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of CSI nodes.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, gates features.Gates) (*Storage, error) {
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &storagev1.CSINode{} },
 		NewListFunc:               func() runtime.Object { return &storagev1.CSINodeList{} },
@@ -70,7 +73,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 	if err := opts.Complete(s, storagev1.SchemeGroupVersion); err != nil {
 		return nil, err
 	}
-	return &Storage{CSINode: s, Status: generic.NewSubresourceREST(s, csiNodeStatusStrategy)}, nil
+	return &Storage{CSINode: s, Status: generic.NewSubresourceREST(s, newStatusStrategy(gates))}, nil
 }
 
 // Map returns the storage by path: "csinodes" and "csinodes/status".

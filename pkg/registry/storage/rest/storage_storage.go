@@ -4,6 +4,7 @@ package rest
 import (
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/storage/csidriver"
@@ -15,7 +16,11 @@ import (
 )
 
 // StorageProvider declares the storage.k8s.io group.
-type StorageProvider struct{}
+type StorageProvider struct {
+	// Gates decide which gated fields are kept (--feature-gates); the
+	// zero value is kube-apiserver's defaults.
+	Gates features.Gates
+}
 
 var _ registry.StorageProvider = StorageProvider{}
 
@@ -24,13 +29,13 @@ func (StorageProvider) GroupName() string { return storagev1.GroupName }
 func (StorageProvider) GroupPriority() int { return 16800 }
 
 // NewRESTStorage builds the storage of storage.k8s.io/v1.
-func (StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(version string) bool) (registry.VersionedStorage, error) {
+func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(version string) bool) (registry.VersionedStorage, error) {
 	var g registry.GroupStorage
 	if served("v1") {
 		v1 := g.Version("v1")
 		v1.Add(storageclass.NewStorage(opts))
 		v1.Add(volumeattachment.NewStorage(opts))
-		v1.Add(csinode.NewStorage(opts))
+		v1.Add(csinode.NewStorage(opts, p.Gates))
 		v1.Add(csidriver.NewStorage(opts))
 		v1.Add(csistoragecapacity.NewStorage(opts))
 		v1.Add(volumeattributesclass.NewStorage(opts))
