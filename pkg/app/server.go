@@ -29,6 +29,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/authentication/cafile"
+	tokencache "github.com/kapi-dev/kapi/pkg/authentication/token/cache"
 	"github.com/kapi-dev/kapi/pkg/authorization"
 	rbacauthorizer "github.com/kapi-dev/kapi/pkg/authorization/rbac"
 	"github.com/kapi-dev/kapi/pkg/certs"
@@ -155,7 +156,9 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	// The reloads of --authentication-config and the JWT authenticators.
 	authnMetrics := authenticationMetrics(identity)
 	metricsRegistry.MustRegister(authnMetrics.Reloads, authnMetrics.JWT)
-	authn, err := buildAuthentication(c, &cafile.Bundle{PEM: caPEM, Pool: caPool}, loopbackToken, saTokens.authenticators, saTokens.apiAudiences, authnMetrics, log)
+	tokenCacheMetrics := tokencache.NewMetrics()
+	metricsRegistry.MustRegister(tokenCacheMetrics)
+	authn, err := buildAuthentication(c, &cafile.Bundle{PEM: caPEM, Pool: caPool}, loopbackToken, saTokens.authenticators, saTokens.apiAudiences, authnMetrics, tokenCacheMetrics, log)
 	if err != nil {
 		return nil, err
 	}

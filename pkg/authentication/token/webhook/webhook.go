@@ -11,6 +11,7 @@ package webhook
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,7 +92,7 @@ func NewFromKubeconfig(path, version string, apiAudiences []string, backoff Back
 // with status.error: that error (a 401, logged). authenticated=false
 // without: not ok. A webhook that cannot be reached or answers other than
 // 2xx is retried, then its failure is the error.
-func (a *Authenticator) AuthenticateToken(token string) (*authenticator.Response, bool, error) {
+func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
 	review := authenticationv1.TokenReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: a.apiVersion, Kind: "TokenReview"},
 		Spec:     authenticationv1.TokenReviewSpec{Token: token, Audiences: a.apiAudiences},

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
@@ -83,7 +84,7 @@ func TestTokenReviews(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	resp, ok, err := a.AuthenticateToken("wh-good")
+	resp, ok, err := a.AuthenticateToken(context.Background(), "wh-good")
 	if !ok || err != nil {
 		t.Fatalf("wh-good: ok=%v err=%v", ok, err)
 	}
@@ -110,7 +111,7 @@ func TestTokenReviews(t *testing.T) {
 		{"wh-500", `an error on the server ("boom") has prevented the request from succeeding`},
 	} {
 		before := rv.calls.Load()
-		_, ok, err := a.AuthenticateToken(tc.token)
+		_, ok, err := a.AuthenticateToken(context.Background(), tc.token)
 		if ok {
 			t.Errorf("%s: authenticated", tc.token)
 		}
@@ -131,7 +132,7 @@ func TestV1ReviewsAndUnsupportedVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := a.AuthenticateToken("wh-aud"); !ok {
+	if _, ok, _ := a.AuthenticateToken(context.Background(), "wh-aud"); !ok {
 		t.Error("without API audiences, any audience is accepted")
 	}
 	var sent authenticationv1.TokenReview
