@@ -26,6 +26,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authentication/token/webhook"
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/controlplane/clusterauthenticationtrust"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
 // AuthenticationConfig holds the authentication settings beyond the
@@ -163,8 +164,9 @@ func authenticationMetrics(identity string) authnconfig.Metrics {
 // and warnings its authenticator gave, and concurrent requests with the
 // same token share one authentication. So a token keeps working for up to
 // 10 seconds after what it names is deleted, as with kube-apiserver.
-// tokenCache records the cache's metrics.
-func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken string, serviceAccountTokens []authenticator.Token, apiAudiences []string, m authnconfig.Metrics, tokenCache *cache.Metrics, log *slog.Logger) (*authentication, error) {
+// tokenCache records the cache's metrics, webhookX509 the calls to a token
+// webhook whose certificate has a deprecated trait.
+func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken string, serviceAccountTokens []authenticator.Token, apiAudiences []string, m authnconfig.Metrics, tokenCache *cache.Metrics, webhookX509 *metrics.WebhookX509, log *slog.Logger) (*authentication, error) {
 	out := &authentication{}
 	var reloaders []*cafile.File
 
@@ -229,7 +231,7 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 		tokens = append(tokens, a)
 	}
 	if wh := o.Authentication.TokenWebhook; wh.ConfigFile != "" {
-		a, err := webhook.NewFromKubeconfig(wh.ConfigFile, wh.Version, apiAudiences, webhook.DefaultBackoff, log.With("component", "token-webhook"))
+		a, err := webhook.NewFromKubeconfig(wh.ConfigFile, wh.Version, apiAudiences, webhook.DefaultBackoff, webhookX509, log.With("component", "token-webhook"))
 		if err != nil {
 			return nil, fmt.Errorf("--authentication-token-webhook-config-file: %w", err)
 		}

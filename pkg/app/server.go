@@ -158,7 +158,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	metricsRegistry.MustRegister(authnMetrics.Reloads, authnMetrics.JWT)
 	tokenCacheMetrics := tokencache.NewMetrics()
 	metricsRegistry.MustRegister(tokenCacheMetrics)
-	authn, err := buildAuthentication(c, &cafile.Bundle{PEM: caPEM, Pool: caPool}, loopbackToken, saTokens.authenticators, saTokens.apiAudiences, authnMetrics, tokenCacheMetrics, log)
+	// The serving certificates of the token and authorization webhooks.
+	webhookX509 := metrics.NewWebhookX509(log.With("component", "webhook-certificates"))
+	metricsRegistry.MustRegister(webhookX509)
+	authn, err := buildAuthentication(c, &cafile.Bundle{PEM: caPEM, Pool: caPool}, loopbackToken, saTokens.authenticators, saTokens.apiAudiences, authnMetrics, tokenCacheMetrics, webhookX509, log)
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +179,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	authzConfig.Modes = c.AuthorizationMode
 	authzConfig.Logger = log.With("component", "authorization")
 	authzConfig.Metrics = authorization.NewMetrics(identity)
+	authzConfig.WebhookX509 = webhookX509
 	metricsRegistry.MustRegister(authzConfig.Metrics)
 	built := authorization.Built{RBAC: rbacAuthz}
 	// --authorization-config may name any mode, and may name it later

@@ -79,7 +79,7 @@ func TestTokenReviews(t *testing.T) {
 	rv := &reviewer{}
 	srv := httptest.NewTLSServer(rv)
 	defer srv.Close()
-	a, err := NewFromKubeconfig(kubeconfig(t, srv), "v1beta1", []string{"https://kubernetes.default.svc"}, fast, slog.New(slog.DiscardHandler))
+	a, err := NewFromKubeconfig(kubeconfig(t, srv), "v1beta1", []string{"https://kubernetes.default.svc"}, fast, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestV1ReviewsAndUnsupportedVersions(t *testing.T) {
 	rv := &reviewer{}
 	srv := httptest.NewTLSServer(rv)
 	defer srv.Close()
-	a, err := NewFromKubeconfig(kubeconfig(t, srv), "v1", nil, fast, slog.New(slog.DiscardHandler))
+	a, err := NewFromKubeconfig(kubeconfig(t, srv), "v1", nil, fast, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestV1ReviewsAndUnsupportedVersions(t *testing.T) {
 	if sent.APIVersion != "authentication.k8s.io/v1" {
 		t.Errorf("apiVersion %q", sent.APIVersion)
 	}
-	if _, err := NewFromKubeconfig(kubeconfig(t, srv), "v2", nil, fast, slog.New(slog.DiscardHandler)); err == nil {
+	if _, err := NewFromKubeconfig(kubeconfig(t, srv), "v2", nil, fast, nil, slog.New(slog.DiscardHandler)); err == nil {
 		t.Error("version v2 accepted")
 	}
 }
