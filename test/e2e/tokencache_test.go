@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/pkg/app"
+	"github.com/kapi-dev/kapi/pkg/certs"
 	sa "github.com/kapi-dev/kapi/pkg/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/testserver"
 )
@@ -86,6 +88,76 @@ func TestTokenCacheMetricsAreKubeAPIServers(t *testing.T) {
 	got := tokenCacheLines(t, page)
 	if !slices.Equal(got, want) {
 		t.Errorf("/metrics:\n%s\nkube-apiserver's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestLegacyTokenWarningsAreReplayedFromTheCache: three requests with the
+// legacy token of an auto-generated Secret each get kube-apiserver's
+// warning, the two the token cache answers included, while the service
+// account authenticator, asked once, counts one use, as kube-apiserver
+// 1.37 did (testdata/kube-apiserver/legacy-token-cache.json, recorded by
+// hack/oracle/legacy-token-cache.sh).
+func TestLegacyTokenWarningsAreReplayedFromTheCache(t *testing.T) {
+	var want struct {
+		Responses []struct {
+			Code     int      `json:"code"`
+			Warnings []string `json:"warnings"`
+		} `json:"responses"`
+		Metrics []string `json:"metrics"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join("testdata", "kube-apiserver", "legacy-token-cache.json")), &want); err != nil {
+		t.Fatal(err)
+	}
+	s := testserver.Start(t, testserver.Options{})
+	ctx := context.Background()
+	admin := clientset(t, s.ClientConfig)
+	// The account lists its Secret from the start, so that the
+	// authenticator, reading it through an informer, never sees it
+	// without (it would take the token for a manual one).
+	robot, err := admin.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "legacy-robot"},
+		Secrets: []corev1.ObjectReference{{Name: "legacy-robot-token"}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := sa.ReadSigningKey(filepath.Join(s.DataDir, "pki", certs.ServiceAccountKeyFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := sa.NewSigner(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := signer.Sign(&sa.Claims{Issuer: sa.LegacyIssuer, Subject: "system:serviceaccount:default:legacy-robot",
+		LegacyNamespace: "default", LegacySecretName: "legacy-robot-token", LegacyServiceAccountName: "legacy-robot", LegacyServiceAccountUID: string(robot.UID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.CoreV1().Secrets("default").Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "legacy-robot-token", Annotations: map[string]string{
+			corev1.ServiceAccountNameKey: "legacy-robot", corev1.ServiceAccountUIDKey: string(robot.UID)}},
+		Type: corev1.SecretTypeServiceAccountToken,
+		Data: map[string][]byte{corev1.ServiceAccountTokenKey: []byte(token)},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range want.Responses {
+		code, header, body := getWithToken(t, s, token, "/api")
+		if code != w.Code || !slices.Equal(header.Values("Warning"), w.Warnings) {
+			t.Errorf("request %d: %d, warnings %q, want %d, %q: %s", i+1, code, header.Values("Warning"), w.Code, w.Warnings, body)
+		}
+	}
+	page, err := admin.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(string(page), "\n") {
+		if strings.HasPrefix(line, "serviceaccount_legacy_") || strings.HasPrefix(line, "authentication_token_cache_request_total") {
+			got = append(got, line)
+		}
+	}
+	if !slices.Equal(got, want.Metrics) {
+		t.Errorf("/metrics:\n%s\nkube-apiserver's:\n%s", strings.Join(got, "\n"), strings.Join(want.Metrics, "\n"))
 	}
 }
 
