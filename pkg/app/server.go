@@ -314,7 +314,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	aggregator.Handle("/openapi/", openAPIService)
 	installIssuerDiscovery(aggregator, saTokens)
 
-	auditing, err := buildAudit(c.Audit, metricsRegistry, log)
+	auditing, err := buildAudit(c.Audit, metricsRegistry, webhookX509, log)
 	if err != nil {
 		return nil, err
 	}
