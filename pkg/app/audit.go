@@ -94,8 +94,9 @@ type auditing struct {
 }
 
 // buildAudit returns the auditing of c. Its metrics are registered even
-// when nothing is audited, as kube-apiserver's are.
-func buildAudit(c AuditConfig, reg *metrics.Registry, log *slog.Logger) (auditing, error) {
+// when nothing is audited, as kube-apiserver's are. webhookX509 counts the
+// posts to an audit webhook whose certificate has a deprecated trait.
+func buildAudit(c AuditConfig, reg *metrics.Registry, webhookX509 *metrics.WebhookX509, log *slog.Logger) (auditing, error) {
 	m := audit.NewMetrics()
 	if reg != nil {
 		if err := reg.Register(m); err != nil {
@@ -122,7 +123,7 @@ func buildAudit(c AuditConfig, reg *metrics.Registry, log *slog.Logger) (auditin
 		backends = append(backends, withMode(withTruncate(b, c.Log.Truncate, log, m), c.Log.Mode, c.Log.Batch, log, m))
 	}
 	if c.Webhook.ConfigFile != "" {
-		b, err := webhook.New(c.Webhook.ConfigFile, c.Webhook.InitialBackoff, log.With("component", "audit"), m)
+		b, err := webhook.New(c.Webhook.ConfigFile, c.Webhook.InitialBackoff, log.With("component", "audit"), m, webhookX509)
 		if err != nil {
 			return auditing{}, fmt.Errorf("--audit-webhook-config-file: %w", err)
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authentication/token/webhook"
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/controlplane/clusterauthenticationtrust"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
 // AuthenticationConfig holds the authentication settings beyond the
@@ -139,25 +140,33 @@ func authenticationMetrics(identity string) authnconfig.Metrics {
 //     taken for its own identity when it names a user;
 //  2. x509 client certificates;
 //  3. bearer tokens: one union of token authenticators, local ones first
-//     (loopback, token file, then service-account and bootstrap tokens),
-//     remote ones last (JWT issuers of --authentication-config or
-//     --oidc-*, then the webhook), so that a token a
-//     local authenticator knows never leaves the server;
+//     (token file, then service-account and bootstrap tokens), remote
+//     ones last (JWT issuers of --authentication-config or --oidc-*, then
+//     the webhook), so that a token a local authenticator knows never
+//     leaves the server;
 //
 // then system:authenticated is added to whoever they accept, and
 // anonymous comes last, behind a fail-on-error union: a request whose
-// credential is bad is a 401, never anonymous.
+// credential is bad is a 401, never anonymous. In front of all that, as
+// kube-apiserver's AuthorizeClientBearerToken puts it, is the loopback
+// token: system:apiserver in system:authenticated and system:masters,
+// outside the token cache.
 //
 // generatedCA is kapi's own CA, the client CA when --client-ca-file is not
 // given. apiAudiences are the audiences tokens must be meant for.
 //
 // serviceAccountTokens are the service-account and bootstrap token
-// authenticators (satokens.go). They read the bearer token themselves, to
-// honour the audiences a TokenReview asks for, so they stand as request
-// authenticators right before the token union rather than inside it; the
-// tokens they accept (JWTs of the service-account issuers, bootstrap
-// tokens) are not the union's, so the outcome is kube-apiserver's.
-func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken string, serviceAccountTokens []authenticator.Request, apiAudiences []string, m authnconfig.Metrics, log *slog.Logger) (*authentication, error) {
+// authenticators (satokens.go), which read the audiences a TokenReview
+// asks for from the request's context.
+//
+// The union is behind kube-apiserver's token cache: an accepted token is
+// remembered for cache.SuccessTTL (10 seconds), with the audit annotations
+// and warnings its authenticator gave, and concurrent requests with the
+// same token share one authentication. So a token keeps working for up to
+// 10 seconds after what it names is deleted, as with kube-apiserver.
+// tokenCache records the cache's metrics, webhookX509 the calls to a token
+// webhook whose certificate has a deprecated trait.
+func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken string, serviceAccountTokens []authenticator.Token, apiAudiences []string, m authnconfig.Metrics, tokenCache *cache.Metrics, webhookX509 *metrics.WebhookX509, log *slog.Logger) (*authentication, error) {
 	out := &authentication{}
 	var reloaders []*cafile.File
 
@@ -185,14 +194,9 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 		reloaders = append(reloaders, clientCA)
 	}
 	requests = append(requests, x509auth.New(clientCA.Pool))
-	requests = append(requests, serviceAccountTokens...)
 
 	// The token authenticators, in kube-apiserver's order.
-	tokens := []authenticator.Token{
-		tokenfile.New(map[string]*user.DefaultInfo{
-			loopbackToken: {Name: user.APIServerUser, UID: "kapi-loopback", Groups: []string{user.SystemPrivilegedGrp}},
-		}),
-	}
+	var tokens []authenticator.Token
 	if o.TokenAuthFile != "" {
 		tf, err := tokenfile.NewCSV(o.TokenAuthFile, log.With("component", "token-file"))
 		if err != nil {
@@ -200,8 +204,9 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 		}
 		tokens = append(tokens, tf)
 	}
-	// Service-account tokens, then bootstrap tokens, go here: local
+	// Service-account tokens, then bootstrap tokens: local
 	// authenticators before the remote ones below.
+	tokens = append(tokens, serviceAccountTokens...)
 	var structured *authnconfig.Dynamic
 	if file := o.Authentication.ConfigFile; file != "" {
 		if o.Authentication.OIDC.IssuerURL != "" {
@@ -226,15 +231,22 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 		tokens = append(tokens, a)
 	}
 	if wh := o.Authentication.TokenWebhook; wh.ConfigFile != "" {
-		a, err := webhook.NewFromKubeconfig(wh.ConfigFile, wh.Version, apiAudiences, webhook.DefaultBackoff, log.With("component", "token-webhook"))
+		a, err := webhook.NewFromKubeconfig(wh.ConfigFile, wh.Version, apiAudiences, webhook.DefaultBackoff, webhookX509, log.With("component", "token-webhook"))
 		if err != nil {
 			return nil, fmt.Errorf("--authentication-token-webhook-config-file: %w", err)
 		}
-		tokens = append(tokens, cache.New(a, wh.CacheTTL, wh.CacheTTL))
+		// The webhook's own cache: its refusals too, not its errors.
+		tokens = append(tokens, cache.New(a, cache.Options{
+			SuccessTTL: wh.CacheTTL, FailureTTL: wh.CacheTTL,
+			DefaultAudiences: apiAudiences, Metrics: tokenCache, Logger: log,
+		}))
 	}
-	// The same union reads "Authorization: Bearer" and, for WebSockets,
-	// the token subprotocol.
-	tokenAuth := tokenunion.New(tokens...)
+	// The same union, behind the cache of successes, reads
+	// "Authorization: Bearer" and, for WebSockets, the token subprotocol.
+	tokenAuth := cache.New(tokenunion.New(tokens...), cache.Options{
+		SuccessTTL: cache.SuccessTTL, CacheErrors: true,
+		DefaultAudiences: apiAudiences, Metrics: tokenCache, Logger: log,
+	})
 	requests = append(requests, bearertoken.New(tokenAuth), websocket.New(tokenAuth))
 
 	chain := authenticator.Request(group.NewAuthenticatedGroupAdder(union.New(requests...)))
@@ -246,7 +258,10 @@ func buildAuthentication(o *Config, generatedCA *cafile.Bundle, loopbackToken st
 	case o.AnonymousAuth:
 		chain = union.NewFailOnError(chain, anonymous.New())
 	}
-	out.request = chain
+	loopback := bearertoken.New(tokenfile.New(map[string]*user.DefaultInfo{
+		loopbackToken: {Name: user.APIServerUser, UID: "kapi-loopback", Groups: []string{user.AllAuthenticated, user.SystemPrivilegedGrp}},
+	}))
+	out.request = union.New(loopback, chain)
 
 	out.trust = func() clusterauthenticationtrust.Info {
 		info := clusterauthenticationtrust.Info{ClientCA: clientCA.Current().PEM}

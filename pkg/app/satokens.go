@@ -17,7 +17,6 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
-	"github.com/kapi-dev/kapi/pkg/authentication/request/bearertoken"
 	saauth "github.com/kapi-dev/kapi/pkg/authentication/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/authentication/token/bootstrap"
 	"github.com/kapi-dev/kapi/pkg/certs"
@@ -34,10 +33,10 @@ import (
 // issuer discovery documents.
 type serviceAccountTokens struct {
 	apiAudiences []string
-	// authenticators go into the token list of the authentication chain:
-	// service-account tokens, then bootstrap tokens when enabled, in
-	// kube-apiserver's order.
-	authenticators []authenticator.Request
+	// authenticators go into the token union of the authentication
+	// chain: service-account tokens, then bootstrap tokens when enabled,
+	// in kube-apiserver's order.
+	authenticators []authenticator.Token
 	issue          serviceaccount.TokenConfig
 	openIDConfig   []byte
 	jwks           []byte
@@ -110,7 +109,7 @@ func buildServiceAccountTokens(c *Config, pkiDir, externalAddress string, client
 		Metrics:      saMetrics,
 	}))
 	if c.EnableBootstrapTokenAuth {
-		t.authenticators = append(t.authenticators, bearertoken.New(bootstrap.New(getter, nil)))
+		t.authenticators = append(t.authenticators, bootstrap.New(getter, nil))
 	}
 	if signer != nil {
 		t.issue = serviceaccount.TokenConfig{

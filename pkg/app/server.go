@@ -29,6 +29,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/authentication/cafile"
+	tokencache "github.com/kapi-dev/kapi/pkg/authentication/token/cache"
 	"github.com/kapi-dev/kapi/pkg/authorization"
 	rbacauthorizer "github.com/kapi-dev/kapi/pkg/authorization/rbac"
 	"github.com/kapi-dev/kapi/pkg/certs"
@@ -155,7 +156,12 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	// The reloads of --authentication-config and the JWT authenticators.
 	authnMetrics := authenticationMetrics(identity)
 	metricsRegistry.MustRegister(authnMetrics.Reloads, authnMetrics.JWT)
-	authn, err := buildAuthentication(c, &cafile.Bundle{PEM: caPEM, Pool: caPool}, loopbackToken, saTokens.authenticators, saTokens.apiAudiences, authnMetrics, log)
+	tokenCacheMetrics := tokencache.NewMetrics()
+	metricsRegistry.MustRegister(tokenCacheMetrics)
+	// The serving certificates of the token and authorization webhooks.
+	webhookX509 := metrics.NewWebhookX509(log.With("component", "webhook-certificates"))
+	metricsRegistry.MustRegister(webhookX509)
+	authn, err := buildAuthentication(c, &cafile.Bundle{PEM: caPEM, Pool: caPool}, loopbackToken, saTokens.authenticators, saTokens.apiAudiences, authnMetrics, tokenCacheMetrics, webhookX509, log)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +179,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	authzConfig.Modes = c.AuthorizationMode
 	authzConfig.Logger = log.With("component", "authorization")
 	authzConfig.Metrics = authorization.NewMetrics(identity)
+	authzConfig.WebhookX509 = webhookX509
 	metricsRegistry.MustRegister(authzConfig.Metrics)
 	built := authorization.Built{RBAC: rbacAuthz}
 	// --authorization-config may name any mode, and may name it later
@@ -307,7 +314,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	aggregator.Handle("/openapi/", openAPIService)
 	installIssuerDiscovery(aggregator, saTokens)
 
-	auditing, err := buildAudit(c.Audit, metricsRegistry, log)
+	auditing, err := buildAudit(c.Audit, metricsRegistry, webhookX509, log)
 	if err != nil {
 		return nil, err
 	}

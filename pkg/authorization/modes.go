@@ -35,6 +35,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authorization/privileged"
 	"github.com/kapi-dev/kapi/pkg/authorization/union"
 	"github.com/kapi-dev/kapi/pkg/authorization/webhook"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
 // The values --authorization-mode accepts, as spelled by kube-apiserver.
@@ -102,6 +103,9 @@ type Config struct {
 	// Metrics counts decisions, webhook calls and reloads; nil counts
 	// nothing.
 	Metrics *Metrics
+	// WebhookX509 counts the calls to webhooks whose serving certificate
+	// has a deprecated trait; nil counts nothing.
+	WebhookX509 *metrics.WebhookX509
 }
 
 // DefaultConfig returns kube-apiserver's defaults for the flags other
@@ -336,6 +340,7 @@ func (a *Authorization) newWebhook(e entry) (authorizer.Authorizer, error) {
 	if err != nil {
 		return nil, err
 	}
+	restConfig.Wrap(a.cfg.WebhookX509.WrapTransport)
 	decisionOnError := authorizer.DecisionNoOpinion
 	if w.FailurePolicy == authorizationconfig.FailurePolicyDeny {
 		decisionOnError = authorizer.DecisionDeny

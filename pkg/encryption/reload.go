@@ -97,24 +97,70 @@ func (g *generation) healthy(ctx context.Context) error {
 	}
 }
 
-// RunReload reads the file every interval until ctx ends, logging what
-// it does; it is the automatic reload controller.
+// The retries of a failed reload: kube-apiserver puts its controller's
+// work item back on a rate-limited queue (client-go's default controller
+// rate limiter: 5 ms, doubling with each failure, at most 1000 s), and
+// never forgets the item's failures, so the delays go on growing across
+// successes for the life of the process.
+const (
+	reloadRetryBase = 5 * time.Millisecond
+	reloadRetryMax  = 1000 * time.Second
+)
+
+// reloadRetryDelay is the wait before the retry of the failure that
+// follows failures earlier ones.
+func reloadRetryDelay(failures int) time.Duration {
+	if failures >= 30 { // 5ms<<30 is far past the cap
+		return reloadRetryMax
+	}
+	return min(reloadRetryBase<<failures, reloadRetryMax)
+}
+
+// RunReload reads the file when it starts, every interval, and after a
+// failure on kube-apiserver's backoff (reloadRetryDelay), until ctx ends,
+// logging what it does; it is the automatic reload controller. So an
+// invalid file is counted as kube-apiserver counts it: a burst of failures
+// once it is found (14 in the following 41 s), then fewer as the retries
+// space out, besides the look every interval. A look due while a retry waits does not cancel it;
+// of two retries the earlier is kept, as the queue keeps one.
 func (t *Transformers) RunReload(ctx context.Context, interval time.Duration, log *slog.Logger) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
+	var (
+		retry    *time.Timer
+		retryC   <-chan time.Time
+		retryAt  time.Time
+		failures int
+	)
+	defer func() {
+		if retry != nil {
+			retry.Stop()
 		}
+	}()
+	for {
 		r := t.Reload(ctx)
 		switch {
 		case r.Err != nil:
 			// kube-apiserver's words; the old configuration stays.
 			log.Error(fmt.Sprintf("error processing encryption config file %s: %v", t.opts.ConfigFile, r.Err))
+			at := time.Now().Add(reloadRetryDelay(failures))
+			failures++
+			if retryC == nil || at.Before(retryAt) {
+				if retry != nil {
+					retry.Stop()
+				}
+				retry = time.NewTimer(time.Until(at))
+				retryC, retryAt = retry.C, at
+			}
 		case r.Changed:
 			log.Info("loaded new encryption config content", "path", t.opts.ConfigFile)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-retryC:
+			retryC = nil
 		}
 	}
 }

@@ -5,13 +5,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/util/workqueue"
 )
 
 func TestReloadSwapsValidConfigurationsAndKeepsTheOldOnAnInvalidOne(t *testing.T) {
@@ -148,4 +151,81 @@ func TestReloadsAreCounted(t *testing.T) {
 	second := write("resources:\n- resources: [secrets]\n  providers:\n  - identity: {}\n")
 	tr.Reload(context.Background())
 	expect("valid", map[string]float64{info(second): 1, count("failure"): 2, count("success"): 1})
+}
+
+// The retries of a failed reload wait as kube-apiserver's queue makes
+// them wait: client-go's default controller rate limiter, asked once per
+// failure of the same item and never told to forget it.
+func TestReloadRetryDelaysAreKubeAPIServers(t *testing.T) {
+	limiter := workqueue.DefaultTypedControllerRateLimiter[string]()
+	for failures := range 40 {
+		if got, want := reloadRetryDelay(failures), limiter.When("key"); got != want {
+			t.Errorf("after %d failures: %v, kube-apiserver waits %v", failures, got, want)
+		}
+	}
+}
+
+// The reload controller retries an invalid file on that backoff, not
+// only at its interval (an hour here): the failures are counted as
+// kube-apiserver counts them, several before the interval has passed
+// once, and a file made valid is taken at the next retry.
+func TestAFailedReloadIsRetriedOnTheBackoff(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n"+body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reloads := NewReloadMetrics("apiserver-test")
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(reloads)
+	count := func(status string) float64 {
+		t.Helper()
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range families {
+			if f.GetName() != "apiserver_encryption_config_controller_automatic_reloads_total" {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "status" && l.GetValue() == status {
+						return m.GetCounter().GetValue()
+					}
+				}
+			}
+		}
+		return 0
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: never happened (failures %v, successes %v)", what, count("failure"), count("success"))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	write("resources:\n- resources: [secrets]\n  providers:\n  - identity: {}\n")
+	tr, err := Load(context.Background(), Options{ConfigFile: path, AutomaticReload: true, Reloads: reloads})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("resources: []\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tr.RunReload(ctx, time.Hour, slog.New(slog.DiscardHandler))
+	}()
+	defer func() { cancel(); <-done }()
+	// 5+10+20+40+80+160+320 ms of retries after the first look.
+	waitFor("eight failures within the first interval", func() bool { return count("failure") >= 8 })
+	write("resources:\n- resources: [secrets]\n  providers:\n  - aescbc: {keys: [{name: one, secret: AAECAwQFBgcICQoLDA0ODw==}]}\n")
+	waitFor("the valid file taken at a retry", func() bool { return count("success") == 1 })
 }

@@ -438,7 +438,8 @@ func TestAuthenticationConfigFile(t *testing.T) {
 		}
 		return c
 	}
-	if code, body := get(iss.token(t, claims("kapi", nil)), "/api/v1/namespaces"); code != http.StatusOK {
+	used := iss.token(t, claims("kapi", nil))
+	if code, body := get(used, "/api/v1/namespaces"); code != http.StatusOK {
 		t.Errorf("issuer's token: %d %s", code, body)
 	}
 	want := recorded401(t)
@@ -463,7 +464,9 @@ func TestAuthenticationConfigFile(t *testing.T) {
 	}
 
 	// A new audience in the file: tokens for it start working, tokens for
-	// the old one stop.
+	// the old one stop: at once for a token not seen before, and once the
+	// token cache has forgotten it (10 s, as kube-apiserver's) for one
+	// accepted before the change.
 	if err := os.WriteFile(file, []byte(structuredConfig(iss, "kapi-2")), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -478,9 +481,14 @@ func TestAuthenticationConfigFile(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if code, _ := get(iss.token(t, claims("kapi", nil)), "/api/v1/namespaces"); code != http.StatusUnauthorized {
-		t.Errorf("a token for the old audience: %d, want 401", code)
+	fresh := iss.token(t, claims("kapi", func(c map[string]any) { c["jti"] = "not-seen-before" }))
+	if code, _ := get(fresh, "/api/v1/namespaces"); code != http.StatusUnauthorized {
+		t.Errorf("a new token for the old audience: %d, want 401", code)
 	}
+	waitFor(t, "a token for the old audience accepted before the change to be refused", func() bool {
+		code, _ := get(used, "/api/v1/namespaces")
+		return code == http.StatusUnauthorized
+	})
 	// An invalid file is ignored: the configuration in force stays.
 	if err := os.WriteFile(file, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\nbogus: 1\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -166,7 +166,9 @@ func whoami(t *testing.T, c kubernetes.Interface) (authenticationv1.UserInfo, er
 }
 
 // eventuallyUnauthorized waits until token is refused with 401: the
-// server learns of deletions through its informers, a moment later.
+// server learns of deletions through its informers, a moment later, and
+// its token cache answers for a token it accepted for up to 10 seconds
+// more, as kube-apiserver's does.
 func eventuallyUnauthorized(t *testing.T, s *testserver.Server, token, what string) {
 	t.Helper()
 	c := tokenClient(t, s, token)

@@ -21,11 +21,13 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
 // PluginName names the backend in logs and metrics.
@@ -44,13 +46,16 @@ type Backend struct {
 }
 
 // New reads the kubeconfig file and returns a backend posting to its
-// current context's server.
-func New(kubeconfigFile string, initialBackoff time.Duration, logger *slog.Logger, errors audit.ErrorCounter) (*Backend, error) {
+// current context's server. certs counts the posts to a webhook whose
+// serving certificate has a deprecated trait, as kube-apiserver counts
+// them for its audit webhook too (nil counts nothing).
+func New(kubeconfigFile string, initialBackoff time.Duration, logger *slog.Logger, errors audit.ErrorCounter, certs *metrics.WebhookX509) (*Backend, error) {
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
 		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfigFile}, &clientcmd.ConfigOverrides{}).ClientConfig()
 	if err != nil {
 		return nil, fmt.Errorf("invalid configuration: %w", err)
 	}
+	cfg.Wrap(certs.WrapTransport)
 	return NewForConfig(cfg, initialBackoff, logger, errors)
 }
 
@@ -121,7 +126,9 @@ func (b *Backend) try(body []byte) (bool, error) {
 	req.Header.Set("Accept", "application/json, */*")
 	resp, err := b.client.Do(req)
 	if err != nil {
-		return true, err
+		// As kube-apiserver's webhook client, a connection reset is
+		// retried, not a failure to connect or a certificate Go refuses.
+		return utilnet.IsConnectionReset(err) || utilnet.IsHTTP2ConnectionLost(err), err
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))

@@ -38,7 +38,7 @@ func TestPostsEventListsAndRetriesServerErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := audit.NewMetrics()
-	b, err := New(kubeconfig, time.Millisecond, nil, m)
+	b, err := New(kubeconfig, time.Millisecond, nil, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestClientErrorsAreNotRetriedAndAreCounted(t *testing.T) {
 	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \""+srv.URL+"\"}\ncontexts:\n- name: c\n  context: {cluster: c}\ncurrent-context: c\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b, err := New(kubeconfig, time.Millisecond, nil, m)
+	b, err := New(kubeconfig, time.Millisecond, nil, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@
 package authenticator
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
@@ -30,5 +31,5 @@ func (f RequestFunc) AuthenticateRequest(req *http.Request) (*Response, bool, er
 
 // Token authenticates a bearer token.
 type Token interface {
-	AuthenticateToken(token string) (*Response, bool, error)
+	AuthenticateToken(ctx context.Context, token string) (*Response, bool, error)
 }

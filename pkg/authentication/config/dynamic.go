@@ -192,8 +192,8 @@ func (d *Dynamic) Run(ctx context.Context, interval time.Duration) {
 }
 
 // AuthenticateToken asks the JWT authenticators in force.
-func (d *Dynamic) AuthenticateToken(token string) (*authenticator.Response, bool, error) {
-	return d.state.Load().tokens.AuthenticateToken(token)
+func (d *Dynamic) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+	return d.state.Load().tokens.AuthenticateToken(ctx, token)
 }
 
 // Anonymous is the anonymous authenticator in force, to end the chain.

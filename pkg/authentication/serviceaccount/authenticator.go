@@ -19,9 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -114,10 +112,17 @@ func New(c Config) *Authenticator {
 
 var _ authenticator.Token = &Authenticator{}
 
-// AuthenticateToken implements authenticator.Token for the API server's
-// own audiences.
-func (a *Authenticator) AuthenticateToken(token string) (*authenticator.Response, bool, error) {
-	return a.AuthenticateTokenForAudiences(token, a.c.APIAudiences)
+// AuthenticateToken implements authenticator.Token: the token must be
+// meant for one of the audiences of ctx (authenticator.WithAudiences: a
+// TokenReview's), or of the API server's. The kind of token used is
+// recorded in ctx's audit annotations and, for an auto-generated legacy
+// token, warned about.
+func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+	auds, ok := authenticator.AudiencesFrom(ctx)
+	if !ok {
+		auds = a.c.APIAudiences
+	}
+	return a.authenticate(ctx, token, auds)
 }
 
 // errors the client never sees in detail (a 401 says "Unauthorized"), but
@@ -135,13 +140,6 @@ var (
 // leeway is the clock skew tolerated on exp, nbf and iat, go-jose's
 // default that kube-apiserver uses.
 const leeway = time.Minute
-
-// AuthenticateTokenForAudiences authenticates token for the given
-// audiences: the token must name at least one of them, and the response
-// lists those it names.
-func (a *Authenticator) AuthenticateTokenForAudiences(token string, audiences []string) (*authenticator.Response, bool, error) {
-	return a.authenticate(context.Background(), token, audiences)
-}
 
 // authenticate authenticates token for audiences in a request's context,
 // to which it adds kube-apiserver's audit annotations and warnings about
@@ -382,39 +380,4 @@ func lookupError(err error) error {
 		return errInvalidated
 	}
 	return err
-}
-
-var _ authenticator.Request = &Authenticator{}
-
-// AuthenticateRequest authenticates the bearer token of req, for the
-// audiences its context names (authenticator.WithAudiences) or the API
-// server's. A request without a bearer token, or whose token is not a
-// service-account token, is not this authenticator's. An accepted token is
-// removed from the request, as the bearer token authenticator does.
-func (a *Authenticator) AuthenticateRequest(req *http.Request) (*authenticator.Response, bool, error) {
-	token, ok := bearerToken(req)
-	if !ok {
-		return nil, false, nil
-	}
-	auds, ok := authenticator.AudiencesFrom(req.Context())
-	if !ok {
-		auds = a.c.APIAudiences
-	}
-	resp, ok, err := a.authenticate(req.Context(), token, auds)
-	if ok {
-		req.Header.Del("Authorization")
-	}
-	return resp, ok, err
-}
-
-// bearerToken is the token of an "Authorization: Bearer <token>" header,
-// read as the bearer token authenticator reads it.
-func bearerToken(req *http.Request) (string, bool) {
-	header := strings.TrimSpace(req.Header.Get("Authorization"))
-	scheme, rest, found := strings.Cut(header, " ")
-	if !found || !strings.EqualFold(scheme, "bearer") {
-		return "", false
-	}
-	token, _, _ := strings.Cut(rest, " ")
-	return token, token != ""
 }

@@ -12,8 +12,11 @@ import (
 // signature verified, so that a client sending the same token on every
 // request costs one hash instead of one signature check. Only the
 // signature's outcome is remembered: expiry, audiences and the lookups of
-// the account and bound object run on every request, so a deleted account
-// still stops its tokens at once.
+// the account and bound object run on every call, so this authenticator
+// refuses the tokens of a deleted account at once. (In the server, the
+// token cache of the authentication chain, pkg/authentication/token/cache,
+// remembers whole successes for 10 seconds in front of it, as
+// kube-apiserver's does.)
 //
 // The cache is bounded: when full, an arbitrary tenth of it is dropped.
 type verifiedCache struct {

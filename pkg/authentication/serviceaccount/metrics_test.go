@@ -2,7 +2,6 @@ package serviceaccount
 
 import (
 	"context"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -31,9 +30,7 @@ func used(t *testing.T, a *Authenticator, token string) (annotations map[string]
 	audit := auditcontext.New("id")
 	rec := httptest.NewRecorder()
 	ctx := warning.WithRecorder(auditcontext.With(context.Background(), audit), warning.NewRecorder(rec.Header()))
-	req := httptest.NewRequest(http.MethodGet, "/api", nil).WithContext(ctx)
-	req.Header.Set("Authorization", "Bearer "+token)
-	_, _, err = a.AuthenticateRequest(req)
+	_, _, err = a.AuthenticateToken(ctx, token)
 	audit.Init(auditcontext.LevelMetadata, false)
 	return audit.Recorded().Annotations, rec.Header().Values("Warning"), err
 }

@@ -15,6 +15,7 @@ package warning
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -135,6 +136,15 @@ func (r *Recorder) Add(text string) {
 	for _, t := range r.texts {
 		r.addHeader(truncate(t))
 	}
+}
+
+// Texts returns the warnings accepted so far, in order and untruncated,
+// for code that replays them on another request (the token cache replays
+// an authenticator's warnings on the requests it answers from memory).
+func (r *Recorder) Texts() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.texts)
 }
 
 // addHeader adds one Warning header for text, which is known to be valid.

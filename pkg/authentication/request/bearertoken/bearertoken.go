@@ -50,7 +50,7 @@ func (a *Authenticator) AuthenticateRequest(req *http.Request) (*authenticator.R
 		return nil, false, nil
 	}
 
-	resp, ok, err := a.auth.AuthenticateToken(token)
+	resp, ok, err := a.auth.AuthenticateToken(req.Context(), token)
 	if ok {
 		// The token has done its job. Remove it so that nothing further
 		// down (a proxy, a log line) can pick it up and reuse it.

@@ -1,6 +1,7 @@
 package bearertoken
 
 import (
+	"context"
 	"errors"
 	"net/http/httptest"
 	"testing"
@@ -15,7 +16,7 @@ type tokens struct{ asked []string }
 
 var errExpired = errors.New("token has expired")
 
-func (f *tokens) AuthenticateToken(token string) (*authenticator.Response, bool, error) {
+func (f *tokens) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
 	f.asked = append(f.asked, token)
 	switch token {
 	case "good":

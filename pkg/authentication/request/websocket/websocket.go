@@ -65,7 +65,7 @@ func (a *Authenticator) AuthenticateRequest(req *http.Request) (*authenticator.R
 	if len(others) == 0 {
 		return nil, false, errors.New("missing additional subprotocol")
 	}
-	resp, ok, err := a.auth.AuthenticateToken(token)
+	resp, ok, err := a.auth.AuthenticateToken(req.Context(), token)
 	if ok {
 		req.Header.Set("Sec-Websocket-Protocol", strings.Join(others, ","))
 	}

@@ -1,6 +1,7 @@
 package websocket
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http/httptest"
 	"testing"
@@ -11,7 +12,7 @@ import (
 
 type known map[string]string
 
-func (k known) AuthenticateToken(token string) (*authenticator.Response, bool, error) {
+func (k known) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
 	if name, ok := k[token]; ok {
 		return &authenticator.Response{User: &user.DefaultInfo{Name: name}}, true, nil
 	}

@@ -11,6 +11,7 @@
 package bootstrap
 
 import (
+	"context"
 	"crypto/subtle"
 	"regexp"
 	"slices"
@@ -64,7 +65,7 @@ func New(secrets SecretGetter, now func() time.Time) *Authenticator {
 var _ authenticator.Token = &Authenticator{}
 
 // AuthenticateToken implements authenticator.Token.
-func (a *Authenticator) AuthenticateToken(token string) (*authenticator.Response, bool, error) {
+func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
 	m := tokenRE.FindStringSubmatch(token)
 	if m == nil {
 		return nil, false, nil

@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -78,7 +79,7 @@ func TestBootstrapTokens(t *testing.T) {
 				tok = token
 			}
 			a := New(tc.secrets, func() time.Time { return now })
-			resp, ok, err := a.AuthenticateToken(tok)
+			resp, ok, err := a.AuthenticateToken(context.Background(), tok)
 			if err != nil {
 				t.Fatalf("error %v: refusals are not errors", err)
 			}

@@ -17,6 +17,7 @@
 package jwt
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -111,7 +112,7 @@ func New(cfg Config) (*Authenticator, error) {
 // a JWT, or is another issuer's, is not this authenticator's: not ok, no
 // error, so that the token union asks the others quietly. The others
 // are timed in the metrics.
-func (a *Authenticator) AuthenticateToken(token string) (*authenticator.Response, bool, error) {
+func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
 	start := time.Now()
 	resp, ok, err := a.authenticate(token)
 	if ok || err != nil {

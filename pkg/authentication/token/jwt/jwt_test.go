@@ -1,6 +1,7 @@
 package jwt
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
@@ -98,7 +99,7 @@ func TestTokensAsKubeAPIServerJudgedThem(t *testing.T) {
 		return c
 	}
 	// jwt-ok.txt: oidc:alice, uid alice, groups g:dev g:ops.
-	resp, ok, err := a.AuthenticateToken(sign(t, iss.key.Load(), "k1", claims(nil)))
+	resp, ok, err := a.AuthenticateToken(context.Background(), sign(t, iss.key.Load(), "k1", claims(nil)))
 	if !ok || err != nil {
 		t.Fatalf("ok=%v err=%v", ok, err)
 	}
@@ -107,7 +108,7 @@ func TestTokensAsKubeAPIServerJudgedThem(t *testing.T) {
 		t.Errorf("user = %#v, want %#v", resp.User, want)
 	}
 	// jwt-aud-list.txt: one audience in common is enough.
-	if _, ok, err := a.AuthenticateToken(sign(t, iss.key.Load(), "k1", claims(func(c map[string]any) { c["aud"] = []string{"x", "other"} }))); !ok {
+	if _, ok, err := a.AuthenticateToken(context.Background(), sign(t, iss.key.Load(), "k1", claims(func(c map[string]any) { c["aud"] = []string{"x", "other"} }))); !ok {
 		t.Errorf("audience list with one match: err=%v", err)
 	}
 
@@ -121,7 +122,7 @@ func TestTokensAsKubeAPIServerJudgedThem(t *testing.T) {
 		{"jwt-claim-required-value", sign(t, iss.key.Load(), "k1", claims(func(c map[string]any) { c["tenant"] = "other" })), "oidc: required claim tenant value does not match. Got = other, want = acme"},
 		{"jwt-no-sub", sign(t, iss.key.Load(), "k1", claims(func(c map[string]any) { delete(c, "sub") })), `oidc: parse username claims "sub": claim not present`},
 	} {
-		_, ok, err := a.AuthenticateToken(tc.token)
+		_, ok, err := a.AuthenticateToken(context.Background(), tc.token)
 		if ok || err == nil || !strings.HasPrefix(err.Error(), tc.reason) {
 			t.Errorf("%s: ok=%v err=%v, want %q", tc.name, ok, err, tc.reason)
 		}
@@ -129,7 +130,7 @@ func TestTokensAsKubeAPIServerJudgedThem(t *testing.T) {
 	// jwt-wrong-issuer, unknown-token, malformed-jwt: not this
 	// authenticator's, the union's "invalid bearer token".
 	for _, tok := range []string{sign(t, iss.key.Load(), "k1", claims(func(c map[string]any) { c["iss"] = "https://evil.example" })), "not-a-jwt", "a.b.c"} {
-		if _, ok, err := a.AuthenticateToken(tok); ok || err != nil {
+		if _, ok, err := a.AuthenticateToken(context.Background(), tok); ok || err != nil {
 			t.Errorf("%.20s: ok=%v err=%v, want neither", tok, ok, err)
 		}
 	}
@@ -139,15 +140,15 @@ func TestKeyRotationIsPickedUp(t *testing.T) {
 	iss := newIssuer(t)
 	a, _ := New(oracleConfig(iss))
 	c := map[string]any{"iss": iss.srv.URL, "aud": "kapi", "sub": "alice", "tenant": "acme", "exp": time.Now().Add(time.Hour).Unix()}
-	if _, ok, err := a.AuthenticateToken(sign(t, iss.key.Load(), "k1", c)); !ok {
+	if _, ok, err := a.AuthenticateToken(context.Background(), sign(t, iss.key.Load(), "k1", c)); !ok {
 		t.Fatal(err)
 	}
 	iss.rotate(t, "k2")
-	if _, ok, err := a.AuthenticateToken(sign(t, iss.key.Load(), "k2", c)); !ok {
+	if _, ok, err := a.AuthenticateToken(context.Background(), sign(t, iss.key.Load(), "k2", c)); !ok {
 		t.Fatalf("token of the rotated key: %v", err)
 	}
 	hits := iss.jwksHits.Load()
-	a.AuthenticateToken(sign(t, iss.key.Load(), "k2", c))
+	a.AuthenticateToken(context.Background(), sign(t, iss.key.Load(), "k2", c))
 	if iss.jwksHits.Load() != hits {
 		t.Error("keys were fetched again for a known key id")
 	}
@@ -184,7 +185,7 @@ func TestCELRulesAsKubeAPIServerJudgedThem(t *testing.T) {
 		return sign(t, iss.key.Load(), "k1", c)
 	}
 	// jwt-ok.txt
-	resp, ok, err := a.AuthenticateToken(claims(nil))
+	resp, ok, err := a.AuthenticateToken(context.Background(), claims(nil))
 	if !ok {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestCELRulesAsKubeAPIServerJudgedThem(t *testing.T) {
 		{"jwt-user-validation", claims(func(c map[string]any) { c["sub"] = "system:bob" }),
 			"oidc: error evaluating user info validation rule: validation expression '!user.username.startsWith('oidc:system:')' failed: username cannot use reserved system: prefix"},
 	} {
-		_, ok, err := a.AuthenticateToken(tc.token)
+		_, ok, err := a.AuthenticateToken(context.Background(), tc.token)
 		if ok || err == nil || err.Error() != tc.reason {
 			t.Errorf("%s: ok=%v err=%v\nwant %s", tc.name, ok, err, tc.reason)
 		}
@@ -214,7 +215,7 @@ func TestExpressionMappings(t *testing.T) {
 	cfg.UIDExpression, _ = CompileClaims("claims.sub + '-uid'")
 	a, _ := New(cfg)
 	tok := sign(t, iss.key.Load(), "k1", map[string]any{"iss": iss.srv.URL, "aud": "other", "sub": "bob", "groups": []string{"x"}, "exp": time.Now().Add(time.Hour).Unix()})
-	resp, ok, err := a.AuthenticateToken(tok)
+	resp, ok, err := a.AuthenticateToken(context.Background(), tok)
 	if !ok {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package jwt
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"fmt"
@@ -33,12 +34,12 @@ func TestMetricsTimeTheIssuersTokensAndRecordItsKeySet(t *testing.T) {
 	}
 	c := map[string]any{"iss": iss.srv.URL, "aud": "kapi", "sub": "alice", "tenant": "acme", "exp": time.Now().Add(time.Hour).Unix()}
 	other, _ := rsa.GenerateKey(rand.Reader, 2048)
-	a.AuthenticateToken(sign(t, iss.key.Load(), "k1", c))
-	a.AuthenticateToken(sign(t, iss.key.Load(), "k1", c))
-	a.AuthenticateToken(sign(t, other, "k1", c)) // a bad signature
+	a.AuthenticateToken(context.Background(), sign(t, iss.key.Load(), "k1", c))
+	a.AuthenticateToken(context.Background(), sign(t, iss.key.Load(), "k1", c))
+	a.AuthenticateToken(context.Background(), sign(t, other, "k1", c)) // a bad signature
 	c["iss"] = "https://evil.example"
-	a.AuthenticateToken(sign(t, iss.key.Load(), "k1", c)) // not this issuer's
-	a.AuthenticateToken("not-a-jwt")
+	a.AuthenticateToken(context.Background(), sign(t, iss.key.Load(), "k1", c)) // not this issuer's
+	a.AuthenticateToken(context.Background(), "not-a-jwt")
 
 	resp, err := iss.srv.Client().Get(iss.srv.URL + "/jwks")
 	if err != nil {

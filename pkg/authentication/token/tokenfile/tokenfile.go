@@ -9,6 +9,7 @@
 package tokenfile
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -92,7 +93,7 @@ func NewCSV(path string, log *slog.Logger) (*TokenAuthenticator, error) {
 
 // AuthenticateToken implements authenticator.Token. An unknown token is not
 // an error here: the caller decides what an unaccepted token means.
-func (a *TokenAuthenticator) AuthenticateToken(token string) (*authenticator.Response, bool, error) {
+func (a *TokenAuthenticator) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
 	info, ok := a.tokens[token]
 	if !ok {
 		return nil, false, nil

@@ -2,6 +2,7 @@ package tokenfile
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -63,7 +64,7 @@ token7,second,uid7b
 	}
 	for _, tt := range tests {
 		t.Run(tt.token, func(t *testing.T) {
-			resp, ok, err := a.AuthenticateToken(tt.token)
+			resp, ok, err := a.AuthenticateToken(context.Background(), tt.token)
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
@@ -130,17 +131,17 @@ func TestEmptyFileAuthenticatesNobody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := a.AuthenticateToken(""); ok {
+	if _, ok, _ := a.AuthenticateToken(context.Background(), ""); ok {
 		t.Error("empty token authenticated")
 	}
 }
 
 func TestCallersCannotChangeTheTable(t *testing.T) {
 	a := New(map[string]*user.DefaultInfo{"t": {Name: "alice"}})
-	resp, _, _ := a.AuthenticateToken("t")
+	resp, _, _ := a.AuthenticateToken(context.Background(), "t")
 	resp.User.(*user.DefaultInfo).Name = "mallory"
 
-	resp, _, _ = a.AuthenticateToken("t")
+	resp, _, _ = a.AuthenticateToken(context.Background(), "t")
 	if got := resp.User.GetName(); got != "alice" {
 		t.Errorf("name = %q after a caller modified an earlier response", got)
 	}

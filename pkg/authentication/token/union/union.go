@@ -5,6 +5,7 @@
 package union
 
 import (
+	"context"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
@@ -20,10 +21,10 @@ func New(tokens ...authenticator.Token) Authenticator { return tokens }
 // search (a JWT that one issuer rejects may be another's); if no
 // authenticator accepts the token, the errors are returned together, or
 // none if every authenticator simply did not know it.
-func (u Authenticator) AuthenticateToken(token string) (*authenticator.Response, bool, error) {
+func (u Authenticator) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
 	var errs []error
 	for _, a := range u {
-		resp, ok, err := a.AuthenticateToken(token)
+		resp, ok, err := a.AuthenticateToken(ctx, token)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -11,22 +11,26 @@ package webhook
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
 // Versions are the TokenReview versions --authentication-token-webhook-version
@@ -59,7 +63,9 @@ type Authenticator struct {
 }
 
 // NewFromKubeconfig reads the kubeconfig at path. version is v1 or v1beta1.
-func NewFromKubeconfig(path, version string, apiAudiences []string, backoff Backoff, log *slog.Logger) (*Authenticator, error) {
+// certs counts the calls to a webhook whose serving certificate has a
+// deprecated trait (nil counts nothing).
+func NewFromKubeconfig(path, version string, apiAudiences []string, backoff Backoff, certs *metrics.WebhookX509, log *slog.Logger) (*Authenticator, error) {
 	if !slices.Contains(Versions, version) {
 		return nil, fmt.Errorf("unsupported authentication webhook version %q, supported versions are %q, %q", version, "v1", "v1beta1")
 	}
@@ -71,12 +77,23 @@ func NewFromKubeconfig(path, version string, apiAudiences []string, backoff Back
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 30 * time.Second
 	}
+	cfg.Wrap(certs.WrapTransport)
 	client, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, err
 	}
+	// kube-apiserver's client tells the webhook how long it will wait, as
+	// every client-go request with a timeout does; the URL is in the
+	// errors TokenReview shows.
+	u, err := url.Parse(cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	q := u.Query()
+	q.Set("timeout", cfg.Timeout.String())
+	u.RawQuery = q.Encode()
 	return &Authenticator{
-		url:          cfg.Host,
+		url:          u.String(),
 		client:       client,
 		apiVersion:   "authentication.k8s.io/" + version,
 		apiAudiences: apiAudiences,
@@ -91,7 +108,7 @@ func NewFromKubeconfig(path, version string, apiAudiences []string, backoff Back
 // with status.error: that error (a 401, logged). authenticated=false
 // without: not ok. A webhook that cannot be reached or answers other than
 // 2xx is retried, then its failure is the error.
-func (a *Authenticator) AuthenticateToken(token string) (*authenticator.Response, bool, error) {
+func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
 	review := authenticationv1.TokenReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: a.apiVersion, Kind: "TokenReview"},
 		Spec:     authenticationv1.TokenReviewSpec{Token: token, Audiences: a.apiAudiences},
@@ -101,7 +118,7 @@ func (a *Authenticator) AuthenticateToken(token string) (*authenticator.Response
 		return nil, false, err
 	}
 	var result authenticationv1.TokenReview
-	if err := a.call(body, &result); err != nil {
+	if err := a.call(ctx, body, &result); err != nil {
 		a.log.Error("Failed to make webhook authenticator request", "err", err)
 		return nil, false, err
 	}
@@ -141,9 +158,11 @@ func (a *Authenticator) AuthenticateToken(token string) (*authenticator.Response
 	}, true, nil
 }
 
-// call POSTs body and decodes the answer into out, retrying transport
-// errors and 5xx (and 429) answers.
-func (a *Authenticator) call(body []byte, out *authenticationv1.TokenReview) error {
+// call POSTs body and decodes the answer into out, retrying a connection
+// the webhook reset (as kube-apiserver does; any other transport error,
+// such as a certificate Go refuses, fails at once) and 5xx (and 429)
+// answers.
+func (a *Authenticator) call(ctx context.Context, body []byte, out *authenticationv1.TokenReview) error {
 	wait := a.backoff.Duration
 	var last error
 	for attempt := 0; attempt < max(a.backoff.Steps, 1); attempt++ {
@@ -151,7 +170,7 @@ func (a *Authenticator) call(body []byte, out *authenticationv1.TokenReview) err
 			time.Sleep(wait)
 			wait = time.Duration(float64(wait) * a.backoff.Factor)
 		}
-		retry, err := a.post(body, out)
+		retry, err := a.post(ctx, body, out)
 		if err == nil {
 			return nil
 		}
@@ -163,8 +182,8 @@ func (a *Authenticator) call(body []byte, out *authenticationv1.TokenReview) err
 	return last
 }
 
-func (a *Authenticator) post(body []byte, out *authenticationv1.TokenReview) (retry bool, err error) {
-	req, err := http.NewRequest(http.MethodPost, a.url, bytes.NewReader(body))
+func (a *Authenticator) post(ctx context.Context, body []byte, out *authenticationv1.TokenReview) (retry bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, bytes.NewReader(body))
 	if err != nil {
 		return false, err
 	}
@@ -172,7 +191,7 @@ func (a *Authenticator) post(body []byte, out *authenticationv1.TokenReview) (re
 	req.Header.Set("Accept", "application/json")
 	resp, err := a.client.Do(req)
 	if err != nil {
-		return true, err
+		return utilnet.IsConnectionReset(err) || utilnet.IsHTTP2ConnectionLost(err), err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 10<<20))

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
@@ -78,12 +79,12 @@ func TestTokenReviews(t *testing.T) {
 	rv := &reviewer{}
 	srv := httptest.NewTLSServer(rv)
 	defer srv.Close()
-	a, err := NewFromKubeconfig(kubeconfig(t, srv), "v1beta1", []string{"https://kubernetes.default.svc"}, fast, slog.New(slog.DiscardHandler))
+	a, err := NewFromKubeconfig(kubeconfig(t, srv), "v1beta1", []string{"https://kubernetes.default.svc"}, fast, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	resp, ok, err := a.AuthenticateToken("wh-good")
+	resp, ok, err := a.AuthenticateToken(context.Background(), "wh-good")
 	if !ok || err != nil {
 		t.Fatalf("wh-good: ok=%v err=%v", ok, err)
 	}
@@ -110,7 +111,7 @@ func TestTokenReviews(t *testing.T) {
 		{"wh-500", `an error on the server ("boom") has prevented the request from succeeding`},
 	} {
 		before := rv.calls.Load()
-		_, ok, err := a.AuthenticateToken(tc.token)
+		_, ok, err := a.AuthenticateToken(context.Background(), tc.token)
 		if ok {
 			t.Errorf("%s: authenticated", tc.token)
 		}
@@ -127,11 +128,11 @@ func TestV1ReviewsAndUnsupportedVersions(t *testing.T) {
 	rv := &reviewer{}
 	srv := httptest.NewTLSServer(rv)
 	defer srv.Close()
-	a, err := NewFromKubeconfig(kubeconfig(t, srv), "v1", nil, fast, slog.New(slog.DiscardHandler))
+	a, err := NewFromKubeconfig(kubeconfig(t, srv), "v1", nil, fast, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := a.AuthenticateToken("wh-aud"); !ok {
+	if _, ok, _ := a.AuthenticateToken(context.Background(), "wh-aud"); !ok {
 		t.Error("without API audiences, any audience is accepted")
 	}
 	var sent authenticationv1.TokenReview
@@ -140,7 +141,7 @@ func TestV1ReviewsAndUnsupportedVersions(t *testing.T) {
 	if sent.APIVersion != "authentication.k8s.io/v1" {
 		t.Errorf("apiVersion %q", sent.APIVersion)
 	}
-	if _, err := NewFromKubeconfig(kubeconfig(t, srv), "v2", nil, fast, slog.New(slog.DiscardHandler)); err == nil {
+	if _, err := NewFromKubeconfig(kubeconfig(t, srv), "v2", nil, fast, nil, slog.New(slog.DiscardHandler)); err == nil {
 		t.Error("version v2 accepted")
 	}
 }

@@ -1,0 +1,93 @@
+package webhook
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"io"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/kapi-dev/kapi/pkg/audit"
+	"github.com/kapi-dev/kapi/pkg/metrics"
+)
+
+// An audit webhook whose serving certificate has no subjectAltName is
+// refused by Go and counted in apiserver_webhooks_x509_missing_san_total,
+// as kube-apiserver counts its audit webhook's.
+func TestAWebhookCertificateWithoutSANIsCounted(t *testing.T) {
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "audit-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := x509.ParseCertificate(caDER)
+	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: caKey}}}
+	srv.StartTLS()
+	defer srv.Close()
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	content := "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"" + srv.URL + "/hook\", certificate-authority-data: " +
+		base64.StdEncoding.EncodeToString(caPEM) + "}\ncontexts:\n- name: c\n  context: {cluster: c}\ncurrent-context: c\n"
+	if err := os.WriteFile(kubeconfig, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	certs := metrics.NewWebhookX509(nil)
+	var logs strings.Builder
+	b, err := New(kubeconfig, time.Millisecond, slogTo(&logs), audit.NewMetrics(), certs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &audit.Event{AuditID: "a", Stage: audit.StageResponseComplete, Level: audit.LevelMetadata}
+	ev.Kind, ev.APIVersion = "Event", audit.APIVersion
+	if b.ProcessEvents(ev) {
+		t.Fatal("the events were posted through a certificate Go refuses")
+	}
+	ch := make(chan prometheus.Metric, 2)
+	certs.Collect(ch)
+	close(ch)
+	got := map[string]float64{}
+	for m := range ch {
+		var d dto.Metric
+		if err := m.Write(&d); err != nil {
+			t.Fatal(err)
+		}
+		name := m.Desc().String()
+		got[name[strings.Index(name, `"`)+1:strings.Index(name, `", help`)]] = d.GetCounter().GetValue()
+	}
+	if got["apiserver_webhooks_x509_missing_san_total"] != 1 || got["apiserver_webhooks_x509_insecure_sha1_total"] != 0 {
+		t.Errorf("counters %v", got)
+	}
+	if !strings.Contains(logs.String(), "x509: certificate relies on legacy Common Name field, use SANs instead") {
+		t.Errorf("the failure was not logged with Go's reason: %s", logs.String())
+	}
+}
+
+func slogTo(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
