@@ -51,6 +51,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -96,6 +97,12 @@ type Allocator struct {
 	// which dynamic allocation uses last.
 	static int
 	store  storage.Interface
+	// mu makes this server's updates of the bitmap one at a time, as
+	// kube-apiserver's allocator does: concurrent requests would
+	// otherwise all race for the one key, and each success would cost a
+	// failed compare-and-swap of every other contender. Servers still
+	// race each other, which the compare-and-swap settles.
+	mu sync.Mutex
 }
 
 // New returns an allocator of pr whose bitmap lives in st, which must
@@ -253,6 +260,8 @@ func (a *Allocator) usable(ra *corev1.RangeAllocation) (bitmap, error) {
 // change is called again with the new bitmap if another write got in
 // first. An error from change aborts the update.
 func (a *Allocator) update(ctx context.Context, change func(bitmap) error) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	return a.store.GuaranteedUpdate(ctx, Key, &corev1.RangeAllocation{}, true, nil,
 		func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) {
 			ra := cur.(*corev1.RangeAllocation)
