@@ -1,8 +1,10 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 
@@ -15,6 +17,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/registry/core/service/portallocator"
 	"github.com/kapi-dev/kapi/pkg/storage/storagebackend"
+	"github.com/kapi-dev/kapi/pkg/storage/value"
 )
 
 // allocator returns a node port allocator of the cluster's bitmap with a
@@ -198,5 +201,63 @@ func TestOlderKapiReservationsAreFoldedIntoTheBitmap(t *testing.T) {
 	}
 	if !s.portAllocated(t, 30080) || s.portAllocated(t, 30081) {
 		t.Errorf("30080 allocated: %v, 30081 allocated: %v; want true, false", s.portAllocated(t, 30080), s.portAllocated(t, 30081))
+	}
+}
+
+// sealed marks the values of one resource, as an encryption provider
+// configured for that resource would: it tells which resource's
+// transformer the storage of the bitmap uses.
+type sealed struct{ resource string }
+
+var sealedPrefix = []byte("k8s:enc:test:v1:")
+
+func (s sealed) TransformerFor(group, resource string) value.Transformer {
+	if group != "" || resource != s.resource {
+		return nil
+	}
+	return sealer{}
+}
+
+type sealer struct{}
+
+func (sealer) ToStorage(_ context.Context, data, _ []byte) ([]byte, error) {
+	return append(slices.Clone(sealedPrefix), data...), nil
+}
+
+func (sealer) FromStorage(_ context.Context, data, _ []byte) ([]byte, bool, error) {
+	out, ok := bytes.CutPrefix(data, sealedPrefix)
+	if !ok {
+		return nil, false, errors.New("not sealed")
+	}
+	return out, false, nil
+}
+
+// The bitmap is stored with the transformer of services, as
+// kube-apiserver stores it: encrypting Services encrypts it too.
+func TestTheNodePortBitmapIsEncryptedWithServices(t *testing.T) {
+	c := newCluster("10.0.0.0/24", "30000-32767")
+	st, err := portallocator.NewStorage(&storagebackend.Factory{Client: etcd.Client(), Prefix: c.prefix, Transformers: sealed{resource: "services"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, _ := utilnet.ParsePortRange("30000-32767")
+	a, err := portallocator.New(*pr, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := portallocator.NewRepair(a).RunOnce(ctx, func(context.Context) ([]portallocator.Holder, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Allocate(ctx, 30000, false); err != nil {
+		t.Fatal(err)
+	}
+	stored := c.storedBitmap(t)
+	plain, ok := bytes.CutPrefix(stored, sealedPrefix)
+	if !ok {
+		t.Fatalf("stored bitmap %q is not sealed with the transformer of services", stored)
+	}
+	if ra := decodeRangeAllocation(t, plain); ra.Range != "30000-32767" || !bytes.Equal(ra.Data, []byte{1}) {
+		t.Errorf("sealed bitmap holds range %q, data %v", ra.Range, ra.Data)
 	}
 }

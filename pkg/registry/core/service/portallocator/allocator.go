@@ -9,7 +9,8 @@
 //
 //	<etcd-prefix>/ranges/servicenodeports
 //
-// stored as protobuf like every core object, whose range is the port
+// stored as protobuf like every core object (and encrypted at rest as
+// Services are, with their transformer), whose range is the port
 // range as "30000-32767" and whose data is a bitmap of the allocated
 // ports: bit i of the big-endian number data encodes (no leading zero
 // bytes; no bytes at all when no port is allocated) is set when port
@@ -127,9 +128,11 @@ func staticBand(size int) int {
 }
 
 // NewStorage returns the storage of the bitmap, from a factory of storage
-// for built-in resources.
+// for built-in resources. It is the storage of services, as in
+// kube-apiserver, whose bitmap is therefore encrypted at rest when (and
+// as) Services are.
 func NewStorage(f generic.StorageFactory) (storage.Interface, error) {
-	return f.NewStorage(Resource, corev1.SchemeGroupVersion,
+	return f.NewStorage(corev1.Resource("services"), corev1.SchemeGroupVersion,
 		func() runtime.Object { return &corev1.RangeAllocation{} }, func() runtime.Object { return &legacyList{} })
 }
 
