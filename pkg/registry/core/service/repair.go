@@ -93,7 +93,8 @@ func (r *REST) nodePortHolders(ctx context.Context) ([]portallocator.Holder, err
 	var out []portallocator.Holder
 	for i := range services {
 		if ports := repairNodePorts(&services[i]); len(ports) > 0 {
-			out = append(out, portallocator.Holder{Namespace: services[i].Namespace, Name: services[i].Name, Ports: ports})
+			m := &services[i].ObjectMeta
+			out = append(out, portallocator.Holder{Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Ports: ports})
 		}
 	}
 	return out, nil

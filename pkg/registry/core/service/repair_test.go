@@ -37,7 +37,7 @@ func TestRepairRestoresLostAllocationsAndReleasesOrphans(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := RepairReport{Restored: []string{"default/web 10.0.0.80"}, ReleasedIPs: 1, NodePorts: portallocator.RepairReport{
-		Problems: []portallocator.Problem{{Service: holder("web", 30080), Port: 30080, Reason: "PortNotAllocated", Message: "Port 30080 is not allocated; repairing"}},
+		Problems: []portallocator.Problem{{Service: s.holder(t, "web", 30080), Port: 30080, Reason: "PortNotAllocated", Message: "Port 30080 is not allocated; repairing"}},
 		Flagged:  []int{30081},
 	}}
 	if diff := cmp.Diff(want, rep); diff != "" {
@@ -66,8 +66,11 @@ func TestRepairRestoresLostAllocationsAndReleasesOrphans(t *testing.T) {
 	}
 }
 
-func holder(name string, ports ...int) portallocator.Holder {
-	return portallocator.Holder{Namespace: "default", Name: name, Ports: ports}
+// holder is the Service name as the repair reports it.
+func (s *server) holder(t *testing.T, name string, ports ...int) portallocator.Holder {
+	t.Helper()
+	svc := s.get(t, name)
+	return portallocator.Holder{Namespace: "default", Name: name, UID: svc.UID, ResourceVersion: svc.ResourceVersion, Ports: ports}
 }
 
 // store writes a Service as it is, without allocating for it: what a
@@ -99,8 +102,8 @@ func TestRepairReportsDuplicateAndOutOfRangeNodePorts(t *testing.T) {
 	}
 	// Services are listed by key: dns, first, outside, second.
 	want := portallocator.RepairReport{Problems: []portallocator.Problem{
-		{Service: holder("outside", 31000), Port: 31000, Reason: "PortOutOfRange", Message: "Port 31000 is not within the port range 30000-30099; please recreate service"},
-		{Service: holder("second", 30080), Port: 30080, Reason: "PortAlreadyAllocated", Message: "Port 30080 was assigned to multiple services; please recreate service"},
+		{Service: s.holder(t, "outside", 31000), Port: 31000, Reason: "PortOutOfRange", Message: "Port 31000 is not within the port range 30000-30099; please recreate service"},
+		{Service: s.holder(t, "second", 30080), Port: 30080, Reason: "PortAlreadyAllocated", Message: "Port 30080 was assigned to multiple services; please recreate service"},
 	}}
 	if diff := cmp.Diff(want, rep.NodePorts); diff != "" {
 		t.Errorf("repair report (-want +got):\n%s", diff)

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kapi-dev/kapi/pkg/storage"
@@ -24,6 +25,10 @@ const LeakPasses = 3
 // for the same protocol is in Ports twice.
 type Holder struct {
 	Namespace, Name string
+	// UID and ResourceVersion are the Service's, for the events that
+	// report its ports.
+	UID             types.UID
+	ResourceVersion string
 	Ports           []int
 }
 
