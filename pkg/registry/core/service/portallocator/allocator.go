@@ -44,8 +44,22 @@
 // ports by hand and is used only when the rest is full.
 //
 // Older kapi versions kept one RangeAllocation per port below
-// <etcd-prefix>/ranges/kapi_servicenodeports/; the first repair folds
-// those into the bitmap and deletes them (see FoldLegacy).
+// <etcd-prefix>/ranges/kapi_servicenodeports/, which kube-apiserver never
+// reads; the first repair of a server folds those into the bitmap and
+// deletes them. (Old and new kapi servers on one etcd, as in a rolling
+// upgrade, do not see each other's allocations until then.)
+//
+// # Differences from kube-apiserver
+//
+// kube-apiserver's repair counts a leaked port down on every attempt of a
+// pass, including attempts that lose the compare-and-swap and start
+// again, and never forgets a port it freed, so that a port allocated
+// again and seen without its Service on a later pass is freed at once.
+// kapi counts passes that succeed, and forgets a port as soon as a pass
+// does not find it leaked, so a port is freed only after three
+// consecutive successful passes found it leaked. kube-apiserver keeps a
+// copy of the bitmap in memory and answers a dry run from it; kapi reads
+// etcd.
 package portallocator
 
 import (
