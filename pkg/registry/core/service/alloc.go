@@ -112,8 +112,10 @@ func (t *txn) finish(ctx context.Context, stored *corev1.Service) {
 		return
 	}
 	// The request may have been cancelled; its reservations must still
-	// be settled. A release that fails leaves an orphan, which a later
-	// allocation reclaims (see package reservation).
+	// be settled. A cluster IP release that fails leaves an orphan, which
+	// a later allocation reclaims (see package reservation); a node port
+	// one leaks the port until the repair frees it (see package
+	// portallocator).
 	ctx = context.WithoutCancel(ctx)
 	keepIPs, keepPorts := map[netip.Addr]bool{}, map[int32]bool{}
 	if stored != nil {
@@ -140,9 +142,10 @@ func (t *txn) finish(ctx context.Context, stored *corev1.Service) {
 			releasePorts[p] = true
 		}
 	}
-	// Values outside today's ranges (which an operator may have changed)
-	// are released too: a release only ever removes this Service's own
-	// reservation.
+	// Cluster IPs outside today's ranges (which an operator may have
+	// changed) are released too: a release only ever removes this
+	// Service's own reservation. A node port outside the range has no
+	// bit to clear.
 	for ip := range releaseIPs {
 		if !keepIPs[ip] {
 			_ = t.alloc.ips.Release(ctx, ip, t.owner)
@@ -150,7 +153,7 @@ func (t *txn) finish(ctx context.Context, stored *corev1.Service) {
 	}
 	for p := range releasePorts {
 		if !keepPorts[p] {
-			_ = t.alloc.ports.Release(ctx, int(p), t.owner)
+			_ = t.alloc.ports.Release(ctx, int(p))
 		}
 	}
 }
@@ -189,7 +192,7 @@ func (t *txn) reservePort(ctx context.Context, port int32) error {
 		return portallocator.ErrAllocated
 	}
 	if !t.heldPorts[port] {
-		if err := t.alloc.ports.Allocate(ctx, int(port), t.owner, t.dryRun); err != nil {
+		if err := t.alloc.ports.Allocate(ctx, int(port), t.dryRun); err != nil {
 			return err
 		}
 		if !t.dryRun {
@@ -201,23 +204,28 @@ func (t *txn) reservePort(ctx context.Context, port int32) error {
 }
 
 func (t *txn) nextPort(ctx context.Context) (int32, error) {
-	// A dry run reserves nothing, so it could be offered a port it
-	// already picked for another service port: ask again.
-	for range 8 {
-		p, err := t.alloc.ports.AllocateNext(ctx, t.owner, t.dryRun)
-		if err != nil {
-			return 0, err
+	if t.dryRun {
+		// kube-apiserver answers a dry run with a placeholder, not a free
+		// port: one above the highest port the request has taken so far,
+		// or 32769 for the first.
+		last := int32(32768)
+		if len(t.attemptPorts) > 0 {
+			last = 0
+			for p := range t.attemptPorts {
+				last = max(last, p)
+			}
 		}
-		port := int32(p)
-		if !t.dryRun {
-			t.heldPorts[port] = true
-		}
-		if !t.attemptPorts[port] {
-			t.attemptPorts[port] = true
-			return port, nil
-		}
+		t.attemptPorts[last+1] = true
+		return last + 1, nil
 	}
-	return 0, portallocator.ErrFull
+	p, err := t.alloc.ports.AllocateNext(ctx)
+	if err != nil {
+		return 0, err
+	}
+	port := int32(p)
+	t.heldPorts[port] = true
+	t.attemptPorts[port] = true
+	return port, nil
 }
 
 // beginCreate fills in and allocates what a new Service needs, before

@@ -15,31 +15,41 @@ import (
 
 // RepairReport is what one repair pass found.
 type RepairReport struct {
-	// Restored are the reservations a Service uses that were missing,
-	// and are there again ("namespace/name ip" or "... port").
+	// Restored are the cluster IP reservations a Service uses that were
+	// missing, and are there again ("namespace/name ip").
 	Restored []string
-	// Duplicates are the values two Services use: the reservation names
-	// one, the other is reported, as kube-apiserver reports it; nothing
-	// can be repaired without changing a Service.
+	// Duplicates are the cluster IPs two Services use: the reservation
+	// names one, the other is reported, as kube-apiserver reports it;
+	// nothing can be repaired without changing a Service.
 	Duplicates []string
-	// ReleasedIPs and ReleasedPorts count the orphans released.
-	ReleasedIPs, ReleasedPorts int
+	// ReleasedIPs counts the orphaned cluster IPs released.
+	ReleasedIPs int
+	// NodePorts is what the repair of the node port bitmap found.
+	NodePorts portallocator.RepairReport
 }
 
-// Repair reconciles the reservations of cluster IPs and node ports with
-// the stored Services, as kube-apiserver's repair controllers do: a value
-// a Service uses and nobody holds is reserved for it again (someone
-// deleted its IPAddress, say), a value held for another Service is
-// reported as a duplicate, and reservations whose Service no longer uses
-// them are released once past their grace period.
+// Repair reconciles the allocations of cluster IPs and node ports with
+// the stored Services, as kube-apiserver's repair controllers do. For
+// cluster IPs: a value a Service uses and nobody holds is reserved for it
+// again (someone deleted its IPAddress, say), a value held for another
+// Service is reported as a duplicate, and reservations whose Service no
+// longer uses them are released once past their grace period. For node
+// ports, see portallocator.Repair: the bitmap is rebuilt from the
+// Services, and a port no Service holds is freed after
+// portallocator.LeakPasses passes.
 func (r *REST) Repair(ctx context.Context) (RepairReport, error) {
 	var rep RepairReport
-	list := &corev1.ServiceList{}
-	if err := r.Storage.GetList(ctx, r.KeyPrefix+"/", storage.ListOptions{Recursive: true, Predicate: storage.Everything}, list); err != nil {
-		return rep, fmt.Errorf("listing services: %w", err)
+	// Node ports first: their pass reads the bitmap before the Services,
+	// as kube-apiserver's does. A failure there does not stop the repair
+	// of cluster IPs.
+	var portErr error
+	rep.NodePorts, portErr = r.portRepair.RunOnce(ctx, r.nodePortHolders)
+	services, err := r.listServices(ctx)
+	if err != nil {
+		return rep, errors.Join(portErr, err)
 	}
-	for i := range list.Items {
-		svc := &list.Items[i]
+	for i := range services {
+		svc := &services[i]
 		owner := reservation.Owner{Namespace: svc.Namespace, Name: svc.Name}
 		for _, ip := range allocatedIPs(svc) {
 			err := r.alloc.ips.Allocate(ctx, ip, owner, false)
@@ -56,29 +66,67 @@ func (r *REST) Repair(ctx context.Context) (RepairReport, error) {
 			case errors.As(err, &notInRange):
 				// The ranges changed under the Service: its IP stays.
 			default:
-				return rep, err
-			}
-		}
-		for _, p := range allocatedPorts(svc) {
-			err := r.alloc.ports.Allocate(ctx, int(p), owner, false)
-			var notInRange *portallocator.ErrNotInRange
-			switch {
-			case err == nil:
-				rep.Restored = append(rep.Restored, fmt.Sprintf("%s %d", owner, p))
-			case errors.Is(err, portallocator.ErrAllocated):
-				if held, ok, err := r.alloc.ports.Owner(ctx, int(p)); err == nil && ok && held != owner {
-					rep.Duplicates = append(rep.Duplicates, fmt.Sprintf("%s %d", owner, p))
-				}
-			case errors.As(err, &notInRange):
-			default:
-				return rep, err
+				return rep, errors.Join(portErr, err)
 			}
 		}
 	}
-	var err error
-	if rep.ReleasedIPs, err = r.alloc.ips.Table().ReleaseOrphans(ctx); err != nil {
-		return rep, err
+	rep.ReleasedIPs, err = r.alloc.ips.Table().ReleaseOrphans(ctx)
+	return rep, errors.Join(portErr, err)
+}
+
+// listServices reads every stored Service.
+func (r *REST) listServices(ctx context.Context) ([]corev1.Service, error) {
+	list := &corev1.ServiceList{}
+	if err := r.Storage.GetList(ctx, r.KeyPrefix+"/", storage.ListOptions{Recursive: true, Predicate: storage.Everything}, list); err != nil {
+		return nil, fmt.Errorf("listing services: %w", err)
 	}
-	rep.ReleasedPorts, err = r.alloc.ports.Table().ReleaseOrphans(ctx)
-	return rep, err
+	return list.Items, nil
+}
+
+// nodePortHolders lists the Services that hold node ports, for the repair
+// of the node port bitmap.
+func (r *REST) nodePortHolders(ctx context.Context) ([]portallocator.Holder, error) {
+	services, err := r.listServices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []portallocator.Holder
+	for i := range services {
+		if ports := repairNodePorts(&services[i]); len(ports) > 0 {
+			m := &services[i].ObjectMeta
+			out = append(out, portallocator.Holder{Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Ports: ports})
+		}
+	}
+	return out, nil
+}
+
+// repairNodePorts are the node ports a Service holds as kube-apiserver's
+// repair counts them: a port shared by ports of different protocols (DNS
+// over TCP and UDP) once, one repeated with the same protocol each time
+// (so that the repair reports it), and the health check node port unless
+// a TCP port has it already.
+func repairNodePorts(svc *corev1.Service) []int {
+	var out []int
+	protocols := map[int32]map[corev1.Protocol]bool{}
+	for _, p := range svc.Spec.Ports {
+		if p.NodePort == 0 {
+			continue
+		}
+		seen := protocols[p.NodePort]
+		switch {
+		case seen == nil:
+			protocols[p.NodePort] = map[corev1.Protocol]bool{p.Protocol: true}
+			out = append(out, int(p.NodePort))
+		case seen[p.Protocol]:
+			out = append(out, int(p.NodePort))
+		default:
+			seen[p.Protocol] = true
+		}
+	}
+	if hc := svc.Spec.HealthCheckNodePort; hc != 0 {
+		if seen := protocols[hc]; seen == nil || seen[corev1.ProtocolTCP] {
+			out = append(out, int(hc))
+		}
+	}
+	return out
 }

@@ -5,9 +5,11 @@
 //
 // # Allocation
 //
-// Cluster IPs and node ports are reserved in storage, one object per
-// value (packages ipallocator, portallocator and reservation), so that
-// several kapi servers sharing one etcd never hand out the same value.
+// Cluster IPs and node ports are reserved in storage, in kube-apiserver's
+// formats, so that several servers sharing one etcd, kapi or
+// kube-apiserver, never hand out the same value: one IPAddress object per
+// cluster IP (packages ipallocator and reservation), one bitmap of all the
+// node ports (package portallocator).
 // As in kube-apiserver, allocation happens before validation and
 // validating admission, which therefore see the allocated values, and is
 // undone if the request fails. REST wraps the generic Store to do so:
@@ -22,7 +24,9 @@
 //   - Deletes release through the Store's AfterDelete hook, which every
 //     path that removes a Service runs.
 //
-// Dry runs reserve nothing but report conflicts as real requests would.
+// Dry runs reserve nothing but report conflicts as real requests would;
+// the node ports they pick are kube-apiserver's placeholders (32769 and
+// up), not free ports.
 //
 // # Dual-stack
 //
@@ -42,7 +46,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -125,6 +128,8 @@ func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object)
 type REST struct {
 	*generic.Store
 	alloc *allocators
+	// portRepair remembers leaked node ports between repair passes.
+	portRepair *portallocator.Repair
 }
 
 var (
@@ -184,7 +189,7 @@ func NewStorage(opts generic.RESTOptions, clusterIPs []*net.IPNet, nodePorts uti
 		return nil, fmt.Errorf("--service-node-port-range: %w", err)
 	}
 	st := strategy{DefaultStrategy: generic.DefaultStrategy{Namespaced: true, CreateOnUpdate: true}}
-	r := &REST{alloc: &allocators{ips: ips, ports: ports, families: families}}
+	r := &REST{alloc: &allocators{ips: ips, ports: ports, families: families}, portRepair: portallocator.NewRepair(ports)}
 	r.Store = &generic.Store{
 		NewFunc:                   func() runtime.Object { return &corev1.Service{} },
 		NewListFunc:               func() runtime.Object { return &corev1.ServiceList{} },
@@ -208,7 +213,6 @@ func NewStorage(opts generic.RESTOptions, clusterIPs []*net.IPNet, nodePorts uti
 		return nil, err
 	}
 	primary.SetHolds(r.holdsIP)
-	ports.SetHolds(r.holdsPort)
 	return &Storage{Service: r, Status: generic.NewSubresourceREST(r.Store, statusStrategy{st})}, nil
 }
 
@@ -334,7 +338,8 @@ func stale(svc, old *corev1.Service) bool {
 }
 
 // afterDelete releases what a deleted Service held. A release that fails
-// leaves an orphan, which a later allocation reclaims.
+// leaves an orphan or a leak, which a later allocation or the repair
+// reclaims.
 func (r *REST) afterDelete(ctx context.Context, obj runtime.Object) {
 	svc := obj.(*corev1.Service)
 	owner := reservation.Owner{Namespace: svc.Namespace, Name: svc.Name}
@@ -343,7 +348,7 @@ func (r *REST) afterDelete(ctx context.Context, obj runtime.Object) {
 		_ = r.alloc.ips.Release(ctx, ip, owner)
 	}
 	for _, p := range allocatedPorts(svc) {
-		_ = r.alloc.ports.Release(ctx, int(p), owner)
+		_ = r.alloc.ports.Release(ctx, int(p))
 	}
 }
 
@@ -387,24 +392,6 @@ func (r *REST) holdsIP(ctx context.Context, owner reservation.Owner, value strin
 	}
 	for _, held := range allocatedIPs(svc) {
 		if held == ip {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// holdsPort reports whether the stored Service owner has the node port.
-func (r *REST) holdsPort(ctx context.Context, owner reservation.Owner, value string) (bool, error) {
-	svc, err := r.stored(ctx, owner)
-	if err != nil || svc == nil {
-		return false, err
-	}
-	port, err := strconv.Atoi(value)
-	if err != nil {
-		return false, nil
-	}
-	for _, held := range allocatedPorts(svc) {
-		if int(held) == port {
 			return true, nil
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service/ipallocator"
+	"github.com/kapi-dev/kapi/pkg/registry/core/service/portallocator"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
@@ -86,6 +88,11 @@ func (c *cluster) server(t *testing.T) *server {
 	}
 	st, err := NewStorage(generic.RESTOptions{StorageFactory: f}, cidrs, *pr)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The server's first repair, at start-up, writes the node port
+	// bitmap if it is not there yet.
+	if _, err := st.Service.Repair(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return &server{REST: st.Service, status: st.Status, ips: st.Service.ClusterIPs()}
@@ -194,17 +201,14 @@ func (s *server) delete(t *testing.T, name string) {
 	}
 }
 
-// portOwner is the Service holding a node port's reservation, "" if none.
-func (s *server) portOwner(t *testing.T, port int32) string {
+// portAllocated reports whether a node port's bit is set in the bitmap.
+func (s *server) portAllocated(t *testing.T, port int32) bool {
 	t.Helper()
-	o, ok, err := s.NodePorts().Owner(context.Background(), int(port))
+	ok, err := s.NodePorts().Has(context.Background(), int(port))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ok {
-		return ""
-	}
-	return o.String()
+	return ok
 }
 
 // ipOwner is the Service holding a cluster IP's reservation, "" if none.
@@ -259,8 +263,8 @@ func TestANodePortServiceGetsANodePortForEveryPort(t *testing.T) {
 		if p < 30000 || p > 32767 {
 			t.Errorf("node port %d is outside 30000-32767", p)
 		}
-		if owner := s.portOwner(t, p); owner != "default/web" {
-			t.Errorf("node port %d is reserved for %q, want default/web", p, owner)
+		if !s.portAllocated(t, p) {
+			t.Errorf("node port %d is not allocated", p)
 		}
 	}
 	if owner := s.ipOwner(t, out.Spec.ClusterIP); owner != "default/web" {
@@ -309,7 +313,7 @@ func TestARequestedNodePortIsReservedOrRefused(t *testing.T) {
 // countReservations counts node port and cluster IP reservations.
 func (s *server) countReservations(t *testing.T) int {
 	t.Helper()
-	ports, err := s.NodePorts().Table().Reserved(context.Background())
+	ports, err := s.NodePorts().Allocated(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,8 +356,8 @@ func TestLoadBalancersGetNodePortsUnlessTheyOptOut(t *testing.T) {
 	if got[0] != 0 || got[1] != 30443 {
 		t.Errorf("node ports %v, want none allocated and the requested 30443 kept", got)
 	}
-	if owner := s.portOwner(t, 30443); owner != "default/no-ports" {
-		t.Errorf("30443 reserved for %q", owner)
+	if !s.portAllocated(t, 30443) {
+		t.Error("30443 is not allocated")
 	}
 }
 
@@ -366,8 +370,8 @@ func TestLocalLoadBalancersGetAHealthCheckNodePort(t *testing.T) {
 	if hc == 0 || hc == nodePorts(out)[0] {
 		t.Fatalf("healthCheckNodePort %d, node port %d: want one of its own", hc, nodePorts(out)[0])
 	}
-	if owner := s.portOwner(t, hc); owner != "default/local" {
-		t.Errorf("health check node port reserved for %q", owner)
+	if !s.portAllocated(t, hc) {
+		t.Errorf("health check node port %d is not allocated", hc)
 	}
 
 	asked := svc("asked", corev1.ServiceTypeLoadBalancer, "80")
@@ -385,8 +389,8 @@ func TestLocalLoadBalancersGetAHealthCheckNodePort(t *testing.T) {
 	if got := s.mustUpdate(t, out).Spec.HealthCheckNodePort; got != 0 {
 		t.Errorf("healthCheckNodePort %d after switching to Cluster", got)
 	}
-	if owner := s.portOwner(t, hc); owner != "" {
-		t.Errorf("health check node port %d still reserved for %q", hc, owner)
+	if s.portAllocated(t, hc) {
+		t.Errorf("health check node port %d still allocated", hc)
 	}
 	// And back to Local: a new one.
 	out = s.get(t, "local")
@@ -436,7 +440,7 @@ func TestChangingTheTypeAllocatesAndReleases(t *testing.T) {
 	out = s.mustUpdate(t, out)
 	np := nodePorts(out)
 	for _, p := range np {
-		if p == 0 || s.portOwner(t, p) != "default/web" {
+		if p == 0 || !s.portAllocated(t, p) {
 			t.Fatalf("node ports %v after the change to NodePort, want them allocated", np)
 		}
 	}
@@ -455,8 +459,8 @@ func TestChangingTheTypeAllocatesAndReleases(t *testing.T) {
 		t.Errorf("externalTrafficPolicy %q after the change to ClusterIP", out.Spec.ExternalTrafficPolicy)
 	}
 	for _, p := range np {
-		if owner := s.portOwner(t, p); owner != "" {
-			t.Errorf("node port %d still reserved for %q", p, owner)
+		if s.portAllocated(t, p) {
+			t.Errorf("node port %d still allocated", p)
 		}
 	}
 	if out.Spec.ClusterIP != ip || s.ipOwner(t, ip) != "default/web" {
@@ -509,13 +513,13 @@ func TestChangingPortsAllocatesAndReleasesNodePorts(t *testing.T) {
 		t.Fatalf("node ports %v, want 30080 and an allocated one", got)
 	}
 	for _, p := range got {
-		if owner := s.portOwner(t, p); owner != "default/web" {
-			t.Errorf("node port %d reserved for %q", p, owner)
+		if !s.portAllocated(t, p) {
+			t.Errorf("node port %d is not allocated", p)
 		}
 	}
 	for _, p := range np {
-		if owner := s.portOwner(t, p); owner != "" {
-			t.Errorf("node port %d of the old ports still reserved for %q", p, owner)
+		if s.portAllocated(t, p) {
+			t.Errorf("node port %d of the old ports still allocated", p)
 		}
 	}
 }
@@ -547,8 +551,8 @@ func TestAFailedUpdateGivesBackWhatItReserved(t *testing.T) {
 	if _, err := s.update(t, out); !apierrors.IsInvalid(err) {
 		t.Fatalf("got %v, want the invalid selector refused", err)
 	}
-	if owner := s.portOwner(t, 30080); owner != "" {
-		t.Errorf("30080 reserved for %q by a refused update", owner)
+	if s.portAllocated(t, 30080) {
+		t.Error("30080 allocated by a refused update")
 	}
 	if got := s.get(t, "web"); got.Spec.Type != corev1.ServiceTypeClusterIP {
 		t.Errorf("type %s after a refused update", got.Spec.Type)
@@ -561,8 +565,8 @@ func TestAFailedUpdateGivesBackWhatItReserved(t *testing.T) {
 	blocker := s.mustCreate(t, svc("blocker", corev1.ServiceTypeNodePort, "80:30082"))
 	_, err := s.update(t, np)
 	wantStatus(t, err, 422, `Service "other" is invalid: spec.ports[1].nodePort: Invalid value: 30082: provided port is already allocated`)
-	if s.portOwner(t, 30081) != "default/other" || s.portOwner(t, 30082) != "default/"+blocker.Name {
-		t.Errorf("30081 reserved for %q, 30082 for %q", s.portOwner(t, 30081), s.portOwner(t, 30082))
+	if !s.portAllocated(t, 30081) || !s.portAllocated(t, 30082) || blocker.Spec.Ports[0].NodePort != 30082 {
+		t.Errorf("30081 allocated: %v, 30082 allocated: %v", s.portAllocated(t, 30081), s.portAllocated(t, 30082))
 	}
 }
 
@@ -617,8 +621,8 @@ func TestADryRunReservesNothingButReportsConflicts(t *testing.T) {
 	if _, err := s.update(t, cip, metav1.DryRunAll); err != nil {
 		t.Fatal(err)
 	}
-	if owner := s.portOwner(t, 30081); owner != "" {
-		t.Errorf("a dry-run update reserved 30081 for %q", owner)
+	if s.portAllocated(t, 30081) {
+		t.Error("a dry-run update allocated 30081")
 	}
 	cip.Spec.Ports[0].NodePort = 30080
 	_, err = s.update(t, cip, metav1.DryRunAll)
@@ -628,14 +632,14 @@ func TestADryRunReservesNothingButReportsConflicts(t *testing.T) {
 	if _, err := s.update(t, real, metav1.DryRunAll); err != nil {
 		t.Fatal(err)
 	}
-	if owner := s.portOwner(t, 30080); owner != "default/real" {
-		t.Errorf("a dry-run update released 30080 (now reserved for %q)", owner)
+	if !s.portAllocated(t, 30080) {
+		t.Error("a dry-run update released 30080")
 	}
 	if _, _, err := s.Delete(nsContext(), "real", nil, &metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
 		t.Fatal(err)
 	}
-	if owner := s.portOwner(t, 30080); owner != "default/real" {
-		t.Errorf("a dry-run delete released 30080 (now reserved for %q)", owner)
+	if !s.portAllocated(t, 30080) {
+		t.Error("a dry-run delete released 30080")
 	}
 }
 
@@ -669,7 +673,7 @@ func TestAPutOfAMissingServiceCreatesIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.ipOwner(t, out.Spec.ClusterIP) != "default/new" || s.portOwner(t, nodePorts(out)[0]) != "default/new" {
+	if s.ipOwner(t, out.Spec.ClusterIP) != "default/new" || !s.portAllocated(t, nodePorts(out)[0]) {
 		t.Errorf("created by PUT with clusterIP %s and node port %d, not both reserved", out.Spec.ClusterIP, nodePorts(out)[0])
 	}
 }
@@ -679,18 +683,19 @@ func TestAGeneratedNameOwnsTheReservations(t *testing.T) {
 	gen := svc("", corev1.ServiceTypeNodePort, "80")
 	gen.GenerateName = "gen-"
 	out := s.mustCreate(t, gen)
-	if owner := s.portOwner(t, nodePorts(out)[0]); owner != "default/"+out.Name {
-		t.Errorf("node port reserved for %q, want default/%s", owner, out.Name)
+	if owner := s.ipOwner(t, out.Spec.ClusterIP); owner != "default/"+out.Name {
+		t.Errorf("cluster IP reserved for %q, want default/%s", owner, out.Name)
+	}
+	if !s.portAllocated(t, nodePorts(out)[0]) {
+		t.Errorf("node port %d is not allocated", nodePorts(out)[0])
 	}
 }
 
-// orphanPort stores a reservation of node port port for a Service that was
-// never written, made age ago.
-func (s *server) orphanPort(t *testing.T, port int, owner string, age time.Duration) {
+// leakPort allocates a node port as a request does before it writes its
+// Service, for a Service that is never written: its server died.
+func (s *server) leakPort(t *testing.T, port int) {
 	t.Helper()
-	s.NodePorts().Table().Now = func() time.Time { return time.Now().Add(-age) }
-	defer func() { s.NodePorts().Table().Now = nil }()
-	if err := s.NodePorts().Allocate(nsContext(), port, serviceOwner("default", owner), false); err != nil {
+	if err := s.NodePorts().Allocate(context.Background(), port, false); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -704,56 +709,88 @@ func (s *server) orphanIP(t *testing.T, ip string, owner string, age time.Durati
 	}
 }
 
-func TestReservationsNobodyUsesAreReclaimedAfterTheGracePeriod(t *testing.T) {
+func TestIPReservationsNobodyUsesAreReclaimedAfterTheGracePeriod(t *testing.T) {
 	s := newServer(t)
 	// A server died between reserving and writing the Service, an hour
-	// ago: the port and IP are free to take.
-	s.orphanPort(t, 30080, "ghost", time.Hour)
+	// ago: the IP is free to take.
 	s.orphanIP(t, "10.0.0.80", "ghost", time.Hour)
-	asked := svc("asked", corev1.ServiceTypeNodePort, "80:30080")
+	asked := svc("asked", corev1.ServiceTypeClusterIP, "80")
 	asked.Spec.ClusterIP = "10.0.0.80"
 	s.mustCreate(t, asked)
-	if s.portOwner(t, 30080) != "default/asked" || s.ipOwner(t, "10.0.0.80") != "default/asked" {
-		t.Errorf("30080 reserved for %q, 10.0.0.80 for %q", s.portOwner(t, 30080), s.ipOwner(t, "10.0.0.80"))
+	if s.ipOwner(t, "10.0.0.80") != "default/asked" {
+		t.Errorf("10.0.0.80 reserved for %q", s.ipOwner(t, "10.0.0.80"))
 	}
 
 	// A young one may belong to a request still in flight.
-	s.orphanPort(t, 30081, "in-flight", time.Second)
-	_, err := s.create(t, svc("young", corev1.ServiceTypeNodePort, "80:30081"))
-	wantStatus(t, err, 422, `Service "young" is invalid: spec.ports[0].nodePort: Invalid value: 30081: provided port is already allocated`)
+	s.orphanIP(t, "10.0.0.81", "in-flight", time.Second)
+	young := svc("young", corev1.ServiceTypeClusterIP, "80")
+	young.Spec.ClusterIP = "10.0.0.81"
+	if _, err := s.create(t, young); !apierrors.IsInvalid(err) {
+		t.Errorf("took a young reservation: %v", err)
+	}
+}
 
-	// An old one whose Service exists and uses the port is no orphan...
-	s.NodePorts().Table().Now = func() time.Time { return time.Now().Add(-time.Hour) }
+// A node port allocated by a request whose Service was never written is
+// held by no Service: the repair frees it on its third pass in a row
+// that finds it so, as kube-apiserver's does, and not before, since the
+// Service of a request in flight may be about to be written.
+func TestALeakedNodePortIsFreedOnTheThirdRepair(t *testing.T) {
+	s := newServer(t)
+	s.leakPort(t, 30080)
+	asked := svc("asked", corev1.ServiceTypeNodePort, "80:30080")
+	for pass := 1; pass <= portallocator.LeakPasses; pass++ {
+		_, err := s.create(t, asked)
+		wantStatus(t, err, 422, `Service "asked" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated`)
+		rep, err := s.Repair(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := portallocator.RepairReport{}
+		switch pass {
+		case 1:
+			want.Flagged = []int{30080}
+		case portallocator.LeakPasses:
+			want.Released = []int{30080}
+		}
+		if diff := cmp.Diff(want, rep.NodePorts); diff != "" {
+			t.Errorf("repair pass %d (-want +got):\n%s", pass, diff)
+		}
+	}
+	s.mustCreate(t, asked)
+}
+
+// A port a Service holds is never a leak, however many passes see it.
+func TestAHeldNodePortIsNeverFreedByTheRepair(t *testing.T) {
+	s := newServer(t)
 	s.mustCreate(t, svc("user", corev1.ServiceTypeNodePort, "80:30082"))
-	s.NodePorts().Table().Now = nil
-	_, err = s.create(t, svc("thief", corev1.ServiceTypeNodePort, "80:30082"))
-	if !apierrors.IsInvalid(err) {
+	for range portallocator.LeakPasses + 1 {
+		rep, err := s.Repair(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(portallocator.RepairReport{}, rep.NodePorts); diff != "" {
+			t.Errorf("repair (-want +got):\n%s", diff)
+		}
+	}
+	if _, err := s.create(t, svc("thief", corev1.ServiceTypeNodePort, "80:30082")); !apierrors.IsInvalid(err) {
 		t.Errorf("took 30082 from its Service: %v", err)
 	}
-	// ... but one whose Service exists and does not use it is.
-	s.orphanPort(t, 30083, "user", time.Hour)
-	s.mustCreate(t, svc("heir", corev1.ServiceTypeNodePort, "80:30083"))
 }
 
-func TestAFullRangeReclaimsOrphans(t *testing.T) {
+func TestAFullRangeGetsItsLeakedPortBackAfterTheRepairs(t *testing.T) {
 	s := newCluster("10.0.0.0/24", "30000-30001").server(t)
-	s.mustCreate(t, svc("user", corev1.ServiceTypeNodePort, "80"))
-	held := nodePorts(s.get(t, "user"))[0]
-	free := int32(30000 + 30001 - held)
-	s.orphanPort(t, int(free), "ghost", time.Hour)
+	held := nodePorts(s.mustCreate(t, svc("user", corev1.ServiceTypeNodePort, "80")))[0]
+	free := 30000 + 30001 - held
+	s.leakPort(t, int(free))
+	_, err := s.create(t, svc("heir", corev1.ServiceTypeNodePort, "80"))
+	wantStatus(t, err, 500, "Internal error occurred: failed to allocate a nodePort: range is full")
+	for range portallocator.LeakPasses {
+		if _, err := s.Repair(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if got := nodePorts(s.mustCreate(t, svc("heir", corev1.ServiceTypeNodePort, "80")))[0]; got != free {
-		t.Errorf("node port %d, want the orphaned %d", got, free)
-	}
-}
-
-func TestAReleaseLeavesOtherOwnersReservationsAlone(t *testing.T) {
-	s := newServer(t)
-	s.mustCreate(t, svc("a", corev1.ServiceTypeNodePort, "80:30080"))
-	if err := s.NodePorts().Release(context.Background(), 30080, serviceOwner("default", "b")); err != nil {
-		t.Fatal(err)
-	}
-	if owner := s.portOwner(t, 30080); owner != "default/a" {
-		t.Errorf("30080 reserved for %q after b released it", owner)
+		t.Errorf("node port %d, want the leaked %d", got, free)
 	}
 }
 

@@ -1,52 +1,88 @@
 // Package portallocator hands out the node ports of Services from
-// --service-node-port-range.
+// --service-node-port-range, in kube-apiserver's format, so that kapi and
+// kube-apiserver servers sharing one etcd agree on which ports are taken.
 //
 // # Storage
 //
-// Each allocated port is one small object in storage, created atomically,
-// like the cluster IPs of package ipallocator, so that several kapi
-// servers sharing one etcd never hand out the same port. The object is a
-// core/v1 RangeAllocation (the type kube-apiserver keeps its allocation
-// bitmaps in) named after the port, in the namespace of its Service and
-// with the Service as its owner reference, at
+// All the node ports of a cluster are one object, as in kube-apiserver: a
+// core/v1 RangeAllocation at
 //
-//	<etcd-prefix>/ranges/kapi_servicenodeports/<port>
+//	<etcd-prefix>/ranges/servicenodeports
 //
-// kube-apiserver keeps one bitmap of all node ports at
-// <etcd-prefix>/ranges/servicenodeports, which its repair controller
-// rebuilds from the Services. The key prefix is kapi's own and cannot
-// collide with anything kube-apiserver or a CRD stores: kube-apiserver
-// writes only the two fixed keys serviceips and servicenodeports below
-// /ranges, and custom resources live below a group name, which has a dot
-// and no underscore. kube-apiserver never reads these keys, so they are
-// harmless to it; kapi never reads its bitmap. (Mixing kube-apiserver and
-// kapi servers on one etcd is therefore not safe for node ports: each
-// would allocate without seeing the other's reservations until
-// kube-apiserver's repair runs.)
+// stored as protobuf like every core object (and encrypted at rest as
+// Services are, with their transformer), whose range is the port
+// range as "30000-32767" and whose data is a bitmap of the allocated
+// ports: bit i of the big-endian number data encodes (no leading zero
+// bytes; no bytes at all when no port is allocated) is set when port
+// base+i is allocated. Allocating or releasing a port is a
+// compare-and-swap of that one key (storage.GuaranteedUpdate), so two
+// servers never hand out the same port; a server whose write loses the
+// race reads the winner's bitmap and tries again.
 //
-// See package reservation for how a port reserved by a server that died
-// before writing its Service is reclaimed.
+// The bitmap says which ports are taken, not by whom. A Service request
+// allocates before it writes the Service and releases if the write fails
+// (package service), so a server that dies in between leaves a port
+// allocated that no Service holds: a leak. The repair (Repair), run at
+// start-up and every three minutes as kube-apiserver's
+// start-service-ip-repair-controllers does, rebuilds the bitmap from the
+// Services and frees such a port only once it has been seen leaked on
+// three consecutive passes, so that an allocation whose Service is about
+// to be written is not taken back.
+//
+// The key is written first by the repair at start-up: until it exists,
+// allocations fail as kube-apiserver's do ("cannot allocate resources of
+// type servicenodeportallocations at this time"). A bitmap stored with
+// another range (another --service-node-port-range) is not allocated from
+// until the repair has rewritten it with this server's range.
+//
+// # Allocation
+//
+// A requested port is allocated if its bit is clear. A port picked by the
+// server comes, as in kube-apiserver, from a random start in the range
+// above the static band, the first min(max(16, size/32), 128) ports
+// (none in a range of 16 ports or fewer), which is left to users who pick
+// ports by hand and is used only when the rest is full.
+//
+// Older kapi versions kept one RangeAllocation per port below
+// <etcd-prefix>/ranges/kapi_servicenodeports/, which kube-apiserver never
+// reads; the first repair of a server folds those into the bitmap and
+// deletes them. (Old and new kapi servers on one etcd, as in a rolling
+// upgrade, do not see each other's allocations until then.)
+//
+// # Differences from kube-apiserver
+//
+// kube-apiserver's repair counts a leaked port down on every attempt of a
+// pass, including attempts that lose the compare-and-swap and start
+// again, and never forgets a port it freed, so that a port allocated
+// again and seen without its Service on a later pass is freed at once.
+// kapi counts passes that succeed, and forgets a port as soon as a pass
+// does not find it leaked, so a port is freed only after three
+// consecutive successful passes found it leaked. kube-apiserver keeps a
+// copy of the bitmap in memory and answers a dry run from it; kapi reads
+// etcd.
 package portallocator
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/apimachinery/pkg/util/uuid"
 
-	"github.com/kapi-dev/kapi/pkg/registry/core/service/reservation"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
 
-// KeyPrefix is where the port reservations live, below the etcd prefix.
-const KeyPrefix = "/ranges/kapi_servicenodeports/"
+// Key is where the bitmap of node ports lives, below the etcd prefix, as
+// in kube-apiserver.
+const Key = "/ranges/servicenodeports"
+
+// Resource is the resource kube-apiserver names the bitmap's storage
+// after, in its errors and its encryption configuration.
+var Resource = corev1.Resource("servicenodeportallocations")
 
 // ErrAllocated means the port is taken.
 var ErrAllocated = errors.New("provided port is already allocated")
@@ -61,37 +97,36 @@ func (e *ErrNotInRange) Error() string {
 	return fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %s", e.ValidPorts)
 }
 
-// Owner names the Service a port is allocated to.
-type Owner = reservation.Owner
+// errNotInitialized is kube-apiserver's answer to an allocation before
+// the bitmap exists.
+var errNotInitialized = fmt.Errorf("cannot allocate resources of type %s at this time", Resource.String())
+
+// errRangeMismatch is kube-apiserver's answer to an allocation from a
+// bitmap stored with another range.
+var errRangeMismatch = errors.New("the provided range does not match the current range")
 
 // Allocator allocates the ports of one range.
 type Allocator struct {
 	portRange utilnet.PortRange
-	// offset splits the range: dynamic allocation takes ports from
-	// [Base+offset, Base+Size) first and from the low band only when that
-	// is full, so that ports users pick by hand, conventionally low ones,
-	// rarely collide with allocated ones.
-	offset int
-	table  *reservation.Table
+	// static is the size of the static band at the start of the range,
+	// which dynamic allocation uses last.
+	static int
+	store  storage.Interface
+	// mu makes this server's updates of the bitmap one at a time, as
+	// kube-apiserver's allocator does: concurrent requests would
+	// otherwise all race for the one key, and each success would cost a
+	// failed compare-and-swap of every other contender. Servers still
+	// race each other, which the compare-and-swap settles.
+	mu sync.Mutex
 }
 
-// New returns an allocator of pr whose reservations live in st, which
-// must store core/v1 RangeAllocation objects (see NewStorage).
+// New returns an allocator of pr whose bitmap lives in st, which must
+// store core/v1 RangeAllocation objects (see NewStorage).
 func New(pr utilnet.PortRange, st storage.Interface) (*Allocator, error) {
 	if pr.Size <= 0 || pr.Base <= 0 || pr.Base+pr.Size-1 > 65535 {
 		return nil, fmt.Errorf("invalid node port range %q", pr.String())
 	}
-	a := &Allocator{portRange: pr, offset: staticBand(pr.Size)}
-	rangeSpec := pr.String()
-	a.table = reservation.New(st, KeyPrefix, reservation.Kind{
-		New:     func() runtime.Object { return &corev1.RangeAllocation{} },
-		NewList: func() runtime.Object { return &reservationList{} },
-		Make: func(value string, owner Owner, now metav1.Time) runtime.Object {
-			return newReservation(value, owner, now, rangeSpec)
-		},
-		Owner: ownerOf,
-	})
-	return a, nil
+	return &Allocator{portRange: pr, static: staticBand(pr.Size), store: st}, nil
 }
 
 // staticBand is the number of ports at the start of a range of size ports
@@ -106,19 +141,14 @@ func staticBand(size int) int {
 	return min(max(size/step, lo), hi)
 }
 
-// NewStorage returns the storage of port reservations, from a factory of
-// storage for built-in resources.
+// NewStorage returns the storage of the bitmap, from a factory of storage
+// for built-in resources. It is the storage of services, as in
+// kube-apiserver, whose bitmap is therefore encrypted at rest when (and
+// as) Services are.
 func NewStorage(f generic.StorageFactory) (storage.Interface, error) {
-	return f.NewStorage(corev1.Resource("rangeallocations"), corev1.SchemeGroupVersion,
-		func() runtime.Object { return &corev1.RangeAllocation{} }, func() runtime.Object { return &reservationList{} })
+	return f.NewStorage(corev1.Resource("services"), corev1.SchemeGroupVersion,
+		func() runtime.Object { return &corev1.RangeAllocation{} }, func() runtime.Object { return &legacyList{} })
 }
-
-// SetHolds tells the allocator how to learn whether a Service still uses
-// a port, which lets it reclaim ports whose Service was never written.
-func (a *Allocator) SetHolds(h reservation.HoldsFunc) { a.table.SetHolds(h) }
-
-// Table is the table of reservations, for tests that age them.
-func (a *Allocator) Table() *reservation.Table { return a.table }
 
 // Range is the range allocated from, as "30000-32767".
 func (a *Allocator) Range() string { return a.portRange.String() }
@@ -126,99 +156,140 @@ func (a *Allocator) Range() string { return a.portRange.String() }
 // Contains reports whether port is in the range.
 func (a *Allocator) Contains(port int) bool { return a.portRange.Contains(port) }
 
-// Allocate reserves port for the service named by owner. A dry run
-// reserves nothing but fails as a real one would.
-func (a *Allocator) Allocate(ctx context.Context, port int, owner Owner, dryRun bool) error {
+// errTaken stops an update that would allocate a taken port.
+var errTaken = errors.New("taken")
+
+// Allocate allocates port. A dry run allocates nothing but fails as a
+// real one would.
+func (a *Allocator) Allocate(ctx context.Context, port int, dryRun bool) error {
 	if !a.portRange.Contains(port) {
 		return &ErrNotInRange{ValidPorts: a.portRange.String()}
 	}
-	err := a.table.Reserve(ctx, strconv.Itoa(port), owner, dryRun)
-	if errors.Is(err, reservation.ErrTaken) {
+	offset := port - a.portRange.Base
+	if dryRun {
+		b, err := a.current(ctx)
+		if err != nil {
+			return err
+		}
+		if b.has(offset) {
+			return ErrAllocated
+		}
+		return nil
+	}
+	err := a.update(ctx, func(b bitmap) error {
+		if b.has(offset) {
+			return errTaken
+		}
+		b.set(offset)
+		return nil
+	})
+	if errors.Is(err, errTaken) {
 		return ErrAllocated
 	}
 	return err
 }
 
-// AllocateNext reserves a free port, picked at random so that concurrent
-// servers rarely collide, above the static band while there is one free
-// there.
-func (a *Allocator) AllocateNext(ctx context.Context, owner Owner, dryRun bool) (int, error) {
-	base, size := a.portRange.Base, uint64(a.portRange.Size)
-	space := reservation.Space{
-		Size:  size,
-		Value: func(n uint64) string { return strconv.Itoa(base + int(n)) },
-		Number: func(v string) (uint64, bool) {
-			p, err := strconv.Atoi(v)
-			if err != nil || !a.portRange.Contains(p) {
-				return 0, false
-			}
-			return uint64(p - base), true
-		},
-	}
-	offset := uint64(a.offset)
-	v, err := a.table.ReserveNext(ctx, space, []reservation.Band{{Lo: offset, Hi: size}, {Lo: 0, Hi: offset}}, owner, dryRun)
-	if errors.Is(err, reservation.ErrFull) {
-		return 0, ErrFull
-	}
+// AllocateNext allocates a free port, picked as kube-apiserver picks it.
+func (a *Allocator) AllocateNext(ctx context.Context) (int, error) {
+	var picked int
+	err := a.update(ctx, func(b bitmap) error {
+		offset, ok := b.next(a.portRange.Size, a.static)
+		if !ok {
+			return ErrFull
+		}
+		b.set(offset)
+		picked = a.portRange.Base + offset
+		return nil
+	})
 	if err != nil {
 		return 0, err
 	}
-	return strconv.Atoi(v)
+	return picked, nil
 }
 
-// Release frees port if owner holds it. Releasing a free port is not an
-// error.
-func (a *Allocator) Release(ctx context.Context, port int, owner Owner) error {
-	return a.table.Release(ctx, strconv.Itoa(port), owner)
-}
-
-// Owner returns the Service port is allocated to, and false if it is free.
-func (a *Allocator) Owner(ctx context.Context, port int) (Owner, bool, error) {
-	return a.table.Owner(ctx, strconv.Itoa(port))
-}
-
-// newReservation is the object that reserves a port for a Service.
-func newReservation(port string, owner Owner, now metav1.Time, rangeSpec string) *corev1.RangeAllocation {
-	return &corev1.RangeAllocation{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:              port,
-			Namespace:         owner.Namespace,
-			UID:               uuid.NewUUID(),
-			CreationTimestamp: now,
-			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: owner.Name}},
-		},
-		Range: rangeSpec,
+// Release frees port. Releasing a free port, or one outside the range, is
+// not an error.
+func (a *Allocator) Release(ctx context.Context, port int) error {
+	if !a.portRange.Contains(port) {
+		return nil
 	}
+	offset := port - a.portRange.Base
+	return a.update(ctx, func(b bitmap) error {
+		b.clear(offset)
+		return nil
+	})
 }
 
-// ownerOf is the Service a port reservation names.
-func ownerOf(obj runtime.Object) (Owner, bool) {
-	ra := obj.(*corev1.RangeAllocation)
-	for _, ref := range ra.OwnerReferences {
-		if ref.APIVersion == "v1" && ref.Kind == "Service" {
-			return Owner{Namespace: ra.Namespace, Name: ref.Name}, true
-		}
+// Has reports whether port is allocated.
+func (a *Allocator) Has(ctx context.Context, port int) (bool, error) {
+	if !a.portRange.Contains(port) {
+		return false, nil
 	}
-	return Owner{}, false
-}
-
-// reservationList is a list of port reservations, to read them all at
-// once. core/v1 has no RangeAllocationList; the list itself is never
-// encoded, only its items are decoded.
-type reservationList struct {
-	metav1.TypeMeta
-	metav1.ListMeta
-	Items []corev1.RangeAllocation
-}
-
-func (l *reservationList) DeepCopyObject() runtime.Object {
-	out := &reservationList{TypeMeta: l.TypeMeta}
-	l.ListMeta.DeepCopyInto(&out.ListMeta)
-	if l.Items != nil {
-		out.Items = make([]corev1.RangeAllocation, len(l.Items))
-		for i := range l.Items {
-			l.Items[i].DeepCopyInto(&out.Items[i])
-		}
+	b, err := a.current(ctx)
+	if err != nil {
+		return false, err
 	}
-	return out
+	return b.has(port - a.portRange.Base), nil
+}
+
+// Allocated returns the allocated ports, in increasing order.
+func (a *Allocator) Allocated(ctx context.Context) ([]int, error) {
+	b, err := a.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	b.offsets(func(o int) { out = append(out, a.portRange.Base+o) })
+	return out, nil
+}
+
+// get reads the stored bitmap object; its resourceVersion is empty when
+// there is none.
+func (a *Allocator) get(ctx context.Context) (*corev1.RangeAllocation, error) {
+	ra := &corev1.RangeAllocation{}
+	if err := a.store.Get(ctx, Key, storage.GetOptions{IgnoreNotFound: true}, ra); err != nil {
+		return nil, err
+	}
+	return ra, nil
+}
+
+// current reads the stored bitmap, refusing one that does not exist yet
+// or is of another range.
+func (a *Allocator) current(ctx context.Context) (bitmap, error) {
+	ra, err := a.get(ctx)
+	if err != nil {
+		return bitmap{}, err
+	}
+	return a.usable(ra)
+}
+
+func (a *Allocator) usable(ra *corev1.RangeAllocation) (bitmap, error) {
+	if ra.ResourceVersion == "" {
+		return bitmap{}, errNotInitialized
+	}
+	if ra.Range != a.portRange.String() {
+		return bitmap{}, errRangeMismatch
+	}
+	return decodeBitmap(ra.Data), nil
+}
+
+// update changes the stored bitmap with change, by compare-and-swap:
+// change is called again with the new bitmap if another write got in
+// first. An error from change aborts the update.
+func (a *Allocator) update(ctx context.Context, change func(bitmap) error) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.store.GuaranteedUpdate(ctx, Key, &corev1.RangeAllocation{}, true, nil,
+		func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, error) {
+			ra := cur.(*corev1.RangeAllocation)
+			b, err := a.usable(ra)
+			if err != nil {
+				return nil, err
+			}
+			if err := change(b); err != nil {
+				return nil, err
+			}
+			ra.Data = b.encode()
+			return ra, nil
+		})
 }

@@ -1,6 +1,6 @@
-// Package reservation keeps the reservations of scarce values, such as
-// the cluster IPs and node ports of Services, as one small object per
-// value in storage. Creating the object is the reservation: etcd creates a
+// Package reservation keeps the reservations of scarce values, the
+// cluster IPs of Services, as one small object per value in storage (node
+// ports are a bitmap, as in kube-apiserver: see package portallocator). Creating the object is the reservation: etcd creates a
 // key only if it is absent, so two API servers sharing one etcd can never
 // reserve the same value, and there is no in-memory state to lose or to
 // rebuild after a restart.
