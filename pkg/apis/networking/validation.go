@@ -625,3 +625,37 @@ func parseSloppyIPv4(s string) netip.Addr {
 	}
 	return netip.AddrFrom4(b)
 }
+
+// NetworkPolicyWarnings are kube-apiserver's warnings on a NetworkPolicy:
+// ipBlock CIDRs in forms that are not canonical.
+func NetworkPolicyWarnings(np *networkingv1.NetworkPolicy) []string {
+	var warnings []string
+	peers := func(path *field.Path, peers []networkingv1.NetworkPolicyPeer) {
+		for j, peer := range peers {
+			if peer.IPBlock == nil {
+				continue
+			}
+			p := path.Index(j).Child("ipBlock")
+			warnings = append(warnings, cidrWarnings(p.Child("cidr"), peer.IPBlock.CIDR)...)
+			for k, except := range peer.IPBlock.Except {
+				warnings = append(warnings, cidrWarnings(p.Child("except").Index(k), except)...)
+			}
+		}
+	}
+	for i, rule := range np.Spec.Ingress {
+		peers(specPath.Child("ingress").Index(i).Child("from"), rule.From)
+	}
+	for i, rule := range np.Spec.Egress {
+		peers(specPath.Child("egress").Index(i).Child("to"), rule.To)
+	}
+	return warnings
+}
+
+// cidrWarnings are the warnings of a CIDR of a legacy field that
+// validated: apimachinery's helper must not see any other.
+func cidrWarnings(fldPath *field.Path, value string) []string {
+	if len(validation.IsValidCIDRForLegacyField(fldPath, value, false, nil)) != 0 {
+		return nil
+	}
+	return validation.GetWarningsForCIDR(fldPath, value)
+}
