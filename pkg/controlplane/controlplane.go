@@ -27,6 +27,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/controlplane/apfbootstrap"
+	"github.com/kapi-dev/kapi/pkg/controlplane/apfstatus"
 	"github.com/kapi-dev/kapi/pkg/controlplane/identitylease"
 	"github.com/kapi-dev/kapi/pkg/controlplane/reconcilers"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
@@ -221,6 +222,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 	}
 	if servesGroup(served, flowcontrolv1.SchemeGroupVersion) {
 		s.AddPostStartHook(apfbootstrap.HookName, apfBootstrapHook(cfg.Logger))
+		s.AddPostStartHook(apfstatus.HookName, apfStatusHook(cfg.Logger))
 	}
 	return s, nil
 }
@@ -333,6 +335,22 @@ func servesGroup(served []groupVersion, gv schema.GroupVersion) bool {
 		}
 	}
 	return false
+}
+
+// apfStatusHook starts keeping the FlowSchemas' Dangling condition, as
+// kube-apiserver's APF config consumer does.
+func apfStatusHook(log *slog.Logger) server.PostStartHookFunc {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return func(hctx server.PostStartHookContext) error {
+		client, err := kubeAPIServerClient(hctx)
+		if err != nil {
+			return fmt.Errorf("the APF status client: %w", err)
+		}
+		apfstatus.Run(hctx.Context, client, log.With("component", "apf-status"))
+		return nil
+	}
 }
 
 // apfBootstrapHook puts the API priority and fairness bootstrap
