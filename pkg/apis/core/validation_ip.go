@@ -40,17 +40,17 @@ func ServiceWarnings(svc *v1.Service) []string {
 	var warnings []string
 	if svc.Spec.ClusterIP != v1.ClusterIPNone {
 		for i, ip := range svc.Spec.ClusterIPs {
-			warnings = append(warnings, ipWarnings(clusterIPsPath.Index(i), ip)...)
+			warnings = append(warnings, LegacyIPWarnings(clusterIPsPath.Index(i), ip)...)
 		}
 	}
 	for i, ip := range svc.Spec.ExternalIPs {
-		warnings = append(warnings, ipWarnings(specPath.Child("externalIPs").Index(i), ip)...)
+		warnings = append(warnings, LegacyIPWarnings(specPath.Child("externalIPs").Index(i), ip)...)
 	}
 	if svc.Spec.LoadBalancerIP != "" {
-		warnings = append(warnings, ipWarnings(specPath.Child("loadBalancerIP"), svc.Spec.LoadBalancerIP)...)
+		warnings = append(warnings, LegacyIPWarnings(specPath.Child("loadBalancerIP"), svc.Spec.LoadBalancerIP)...)
 	}
 	for i, cidr := range svc.Spec.LoadBalancerSourceRanges {
-		warnings = append(warnings, cidrWarnings(specPath.Child("loadBalancerSourceRanges").Index(i), strings.TrimSpace(cidr))...)
+		warnings = append(warnings, LegacyCIDRWarnings(specPath.Child("loadBalancerSourceRanges").Index(i), strings.TrimSpace(cidr))...)
 	}
 	if len(svc.Spec.ExternalIPs) > 0 {
 		warnings = append(warnings, "spec.externalIPs is deprecated and may no longer be implemented in some clusters")
@@ -64,7 +64,7 @@ func ServiceStatusWarnings(svc *v1.Service) []string {
 	var warnings []string
 	for i, ingress := range svc.Status.LoadBalancer.Ingress {
 		if ingress.IP != "" {
-			warnings = append(warnings, ipWarnings(statusPath.Child("loadBalancer", "ingress").Index(i), ingress.IP)...)
+			warnings = append(warnings, LegacyIPWarnings(statusPath.Child("loadBalancer", "ingress").Index(i), ingress.IP)...)
 		}
 	}
 	return warnings
@@ -77,10 +77,10 @@ func EndpointsWarnings(ep *v1.Endpoints) []string {
 	for i, ss := range ep.Subsets {
 		p := field.NewPath("subsets").Index(i)
 		for j, a := range ss.Addresses {
-			warnings = append(warnings, ipWarnings(p.Child("addresses").Index(j).Child("ip"), a.IP)...)
+			warnings = append(warnings, LegacyIPWarnings(p.Child("addresses").Index(j).Child("ip"), a.IP)...)
 		}
 		for j, a := range ss.NotReadyAddresses {
-			warnings = append(warnings, ipWarnings(p.Child("notReadyAddresses").Index(j).Child("ip"), a.IP)...)
+			warnings = append(warnings, LegacyIPWarnings(p.Child("notReadyAddresses").Index(j).Child("ip"), a.IP)...)
 		}
 	}
 	return warnings
@@ -91,22 +91,23 @@ func EndpointsWarnings(ep *v1.Endpoints) []string {
 func NodeWarnings(node *v1.Node) []string {
 	var warnings []string
 	for i, cidr := range node.Spec.PodCIDRs {
-		warnings = append(warnings, cidrWarnings(specPath.Child("podCIDRs").Index(i), cidr)...)
+		warnings = append(warnings, LegacyCIDRWarnings(specPath.Child("podCIDRs").Index(i), cidr)...)
 	}
 	return warnings
 }
 
-// ipWarnings are the warnings of an IP that validated: apimachinery's
-// helper must not see any other.
-func ipWarnings(fldPath *field.Path, value string) []string {
+// LegacyIPWarnings are the warnings of an IP of a legacy field that
+// validated: apimachinery's helper must not see any other.
+func LegacyIPWarnings(fldPath *field.Path, value string) []string {
 	if len(validation.IsValidIPForLegacyField(fldPath, value, false, nil)) != 0 {
 		return nil
 	}
 	return validation.GetWarningsForIP(fldPath, value)
 }
 
-// cidrWarnings are the warnings of a CIDR that validated.
-func cidrWarnings(fldPath *field.Path, value string) []string {
+// LegacyCIDRWarnings are the warnings of a CIDR of a legacy field that
+// validated.
+func LegacyCIDRWarnings(fldPath *field.Path, value string) []string {
 	if len(validation.IsValidCIDRForLegacyField(fldPath, value, false, nil)) != 0 {
 		return nil
 	}

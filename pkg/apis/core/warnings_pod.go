@@ -175,11 +175,11 @@ func podSpecWarnings(fldPath *field.Path, spec *v1.PodSpec, meta *metav1.ObjectM
 	}
 	if spec.DNSConfig != nil {
 		for i, ns := range spec.DNSConfig.Nameservers {
-			warnings = append(warnings, ipWarnings(specPath.Child("dnsConfig", "nameservers").Index(i), ns)...)
+			warnings = append(warnings, LegacyIPWarnings(specPath.Child("dnsConfig", "nameservers").Index(i), ns)...)
 		}
 	}
 	for i, alias := range spec.HostAliases {
-		warnings = append(warnings, ipWarnings(specPath.Child("hostAliases").Index(i).Child("ip"), alias.IP)...)
+		warnings = append(warnings, LegacyIPWarnings(specPath.Child("hostAliases").Index(i).Child("ip"), alias.IP)...)
 	}
 	return warnings
 }
