@@ -207,6 +207,8 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	openAPIService := openapi.NewService(openapi.Config{
 		Info:   openapi.Info{Title: "Kubernetes", Version: version.EmulationVersion()},
 		Scheme: scheme.Scheme,
+		// installIssuerDiscovery serves them.
+		ServiceAccountIssuerDiscovery: true,
 	})
 	openAPI := server.NewOpenAPIResources(openAPIService)
 	storageBackend := &storagebackend.Factory{Client: etcdClient, Prefix: c.Etcd.Prefix}

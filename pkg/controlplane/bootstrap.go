@@ -8,9 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/kapi-dev/kapi/pkg/api/scheme"
-	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/registry/core/namespace"
+	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/registry/core/service"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
@@ -25,15 +23,19 @@ const (
 
 var systemNamespaces = []string{metav1NamespaceDefault, metav1NamespaceSystem, metav1NamespacePublic, metav1NamespaceNodeLease}
 
-// systemNamespacesHook creates the system namespaces that do not exist.
-// It writes through the registry, so they get the same defaults as any
-// namespace.
-func systemNamespacesHook(namespaces *namespace.REST) server.PostStartHookFunc {
+// systemNamespacesHook creates the system namespaces that do not exist,
+// through the loopback client as kube-apiserver does: they get the same
+// defaults and managedFields as any namespace kube-apiserver writes.
+func systemNamespacesHook() server.PostStartHookFunc {
 	return func(hctx server.PostStartHookContext) error {
-		ctx := request.WithNamespace(hctx.Context, "")
+		clients, err := kubeAPIServerClient(hctx)
+		if err != nil {
+			return err
+		}
+		namespaces := client.For[*corev1.Namespace, *corev1.NamespaceList](clients, "namespaces", "")
 		for _, name := range systemNamespaces {
-			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, ManagedFields: systemNamespaceManagedFields()}}
-			if _, err := namespaces.Create(ctx, ns, nil, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+			if _, err := namespaces.Create(hctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("creating namespace %s: %w", name, err)
 			}
 		}
@@ -41,33 +43,25 @@ func systemNamespacesHook(namespaces *namespace.REST) server.PostStartHookFunc {
 	}
 }
 
-// systemNamespaceManagedFields is what kube-apiserver records of the
-// system namespaces it creates: itself as the writer of the name label,
-// the one field of theirs the field manager sees (it is defaulted).
-func systemNamespaceManagedFields() []metav1.ManagedFieldsEntry {
-	now := metav1.Now().Rfc3339Copy()
-	return []metav1.ManagedFieldsEntry{{
-		Manager:    "kube-apiserver",
-		Operation:  metav1.ManagedFieldsOperationUpdate,
-		APIVersion: "v1",
-		Time:       &now,
-		FieldsType: "FieldsV1",
-		FieldsV1:   &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/metadata.name":{}}}}`)},
-	}}
-}
-
 // kubernetesServiceHook creates the default/kubernetes Service with the
 // first IP of the service range, so that in-cluster clients find the API.
+// It writes through the loopback client, as kube-apiserver does, so the
+// Service records kube-apiserver as the manager of what it sets.
 func kubernetesServiceHook(services *service.REST, securePort int) server.PostStartHookFunc {
 	return func(hctx server.PostStartHookContext) error {
-		ctx := request.WithNamespace(hctx.Context, metav1NamespaceDefault)
+		clients, err := kubeAPIServerClient(hctx)
+		if err != nil {
+			return err
+		}
+		servicesClient := client.For[*corev1.Service, *corev1.ServiceList](clients, "services", metav1NamespaceDefault)
 		// On every start but the first the Service is there already; asking
 		// first keeps its cluster IP from being allocated a second time.
-		if _, err := services.Get(ctx, "kubernetes", &metav1.GetOptions{}); err == nil {
+		if _, err := servicesClient.Get(hctx, "kubernetes", metav1.GetOptions{}); err == nil {
 			return nil
 		} else if !apierrors.IsNotFound(err) {
 			return err
 		}
+		singleStack := corev1.IPFamilyPolicySingleStack
 		svc := &corev1.Service{
 			ObjectMeta: metav1.ObjectMeta{
 				Name:      "kubernetes",
@@ -76,13 +70,13 @@ func kubernetesServiceHook(services *service.REST, securePort int) server.PostSt
 			},
 			Spec: corev1.ServiceSpec{
 				ClusterIP:       services.ClusterIPs().First().String(),
+				IPFamilyPolicy:  &singleStack,
 				Ports:           []corev1.ServicePort{{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(int32(securePort))}},
 				SessionAffinity: corev1.ServiceAffinityNone,
 				Type:            corev1.ServiceTypeClusterIP,
 			},
 		}
-		scheme.Scheme.Default(svc)
-		if _, err := services.Create(ctx, svc, nil, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		if _, err := servicesClient.Create(hctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating the kubernetes service: %w", err)
 		}
 		return nil

@@ -38,10 +38,10 @@ import (
 const DefaultEndpointReconcileInterval = 10 * time.Second
 
 // kubeAPIServerClient is the loopback client the bootstrap controllers
-// write with; its user agent makes "kube-apiserver" their field manager.
+// write with; its user agent makes "kube-apiserver" their field manager
+// (see server.LoopbackConfig).
 func kubeAPIServerClient(hctx server.PostStartHookContext) (*client.Set, error) {
 	cfg := hctx.Loopback.RESTConfig()
-	cfg.UserAgent = "kube-apiserver"
 	// The Endpoints it must write are deprecated: nobody to warn.
 	cfg.WarningHandler = rest.NoWarnings{}
 	return client.NewSet(cfg, scheme.Scheme)
@@ -225,4 +225,70 @@ func hostname(configured string) (string, error) {
 		return configured, nil
 	}
 	return os.Hostname()
+}
+
+// The ConfigMap kube-apiserver's legacy token tracking controller keeps:
+// the day (UTC) from which this cluster records when legacy
+// ServiceAccount token Secrets are used. A missing one is created, one
+// whose date does not parse is rewritten, as kube-apiserver does.
+const (
+	legacyTokenTrackingConfigMap = "kube-apiserver-legacy-service-account-token-tracking"
+	legacyTokenTrackingSinceKey  = "since"
+	legacyTokenTrackingDate      = "2006-01-02"
+)
+
+// legacyTokenTrackingHook starts the controller of that ConfigMap: it
+// checks it at once and every interval after, and retries a failure
+// within a second (kube-system may not exist yet on a first start).
+func legacyTokenTrackingHook(interval time.Duration, log *slog.Logger) server.PostStartHookFunc {
+	return func(hctx server.PostStartHookContext) error {
+		clients, err := kubeAPIServerClient(hctx)
+		if err != nil {
+			return err
+		}
+		cms := client.For[*corev1.ConfigMap, *corev1.ConfigMapList](clients, "configmaps", metav1.NamespaceSystem)
+		go func() {
+			for {
+				wait := interval
+				if err := ensureLegacyTokenTracking(hctx.Context, cms, time.Now()); err != nil {
+					if hctx.Err() != nil {
+						return
+					}
+					log.Info("Retrying the legacy token tracking ConfigMap", "err", err)
+					wait = time.Second
+				}
+				select {
+				case <-hctx.Done():
+					return
+				case <-time.After(wait):
+				}
+			}
+		}()
+		return nil
+	}
+}
+
+func ensureLegacyTokenTracking(ctx context.Context, cms client.Interface[*corev1.ConfigMap, *corev1.ConfigMapList], now time.Time) error {
+	cm, err := cms.Get(ctx, legacyTokenTrackingConfigMap, metav1.GetOptions{})
+	since := map[string]string{legacyTokenTrackingSinceKey: now.UTC().Format(legacyTokenTrackingDate)}
+	if apierrors.IsNotFound(err) {
+		_, err = cms.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: legacyTokenTrackingConfigMap, Namespace: metav1.NamespaceSystem},
+			Data:       since,
+		}, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := time.Parse(legacyTokenTrackingDate, cm.Data[legacyTokenTrackingSinceKey]); err == nil {
+		return nil
+	}
+	cm = cm.DeepCopy()
+	cm.Data = since
+	_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+	return err
 }

@@ -15,6 +15,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -26,6 +27,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/controlplane/apfbootstrap"
+	"github.com/kapi-dev/kapi/pkg/controlplane/apfstatus"
 	"github.com/kapi-dev/kapi/pkg/controlplane/identitylease"
 	"github.com/kapi-dev/kapi/pkg/controlplane/reconcilers"
 	"github.com/kapi-dev/kapi/pkg/endpoints"
@@ -215,11 +217,12 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 	if core != nil {
 		s.AddPostStartHook("start-service-ip-repair-controllers", serviceRepairHook(core.services, cfg.Logger))
 	}
-	if cidrs := serviceCIDRStorageOf(served); cidrs != nil && cfg.ServiceClusterIPRange != nil {
-		s.AddPostStartHook("start-kubernetes-service-cidr-controller", defaultServiceCIDRHook(cidrs, serviceRanges(cfg), cfg.Logger))
+	if isServed(served, networkingv1.SchemeGroupVersion, "servicecidrs") && cfg.ServiceClusterIPRange != nil {
+		s.AddPostStartHook("start-kubernetes-service-cidr-controller", defaultServiceCIDRHook(serviceRanges(cfg), cfg.Logger))
 	}
 	if servesGroup(served, flowcontrolv1.SchemeGroupVersion) {
 		s.AddPostStartHook(apfbootstrap.HookName, apfBootstrapHook(cfg.Logger))
+		s.AddPostStartHook(apfstatus.HookName, apfStatusHook(cfg.Logger))
 	}
 	return s, nil
 }
@@ -233,7 +236,7 @@ func addBootstrapHooks(s *server.GenericAPIServer, cfg Config, core *coreStorage
 		log = slog.New(slog.DiscardHandler)
 	}
 	if core != nil {
-		s.AddPostStartHook("start-system-namespaces-controller", systemNamespacesHook(core.namespaces))
+		s.AddPostStartHook("start-system-namespaces-controller", systemNamespacesHook())
 		interval := cfg.EndpointReconcileInterval
 		if interval == 0 {
 			interval = DefaultEndpointReconcileInterval
@@ -241,6 +244,7 @@ func addBootstrapHooks(s *server.GenericAPIServer, cfg Config, core *coreStorage
 		bc := &bootstrapController{services: core.services, leases: cfg.EndpointLeases, address: cfg.PublicAddress,
 			securePort: cfg.SecurePort, interval: interval, log: log}
 		s.AddPostStartHook("bootstrap-controller", bc.start)
+		s.AddPostStartHook("start-legacy-token-tracking-controller", legacyTokenTrackingHook(interval, log))
 		s.AddPreShutdownHook("bootstrap-controller", bc.stop)
 	}
 	if isServed(served, schedulingv1.SchemeGroupVersion, "priorityclasses") {
@@ -331,6 +335,22 @@ func servesGroup(served []groupVersion, gv schema.GroupVersion) bool {
 		}
 	}
 	return false
+}
+
+// apfStatusHook starts keeping the FlowSchemas' Dangling condition, as
+// kube-apiserver's APF config consumer does.
+func apfStatusHook(log *slog.Logger) server.PostStartHookFunc {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return func(hctx server.PostStartHookContext) error {
+		client, err := kubeAPIServerClient(hctx)
+		if err != nil {
+			return fmt.Errorf("the APF status client: %w", err)
+		}
+		apfstatus.Run(hctx.Context, client, log.With("component", "apf-status"))
+		return nil
+	}
 }
 
 // apfBootstrapHook puts the API priority and fairness bootstrap

@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -12,10 +13,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
-	"github.com/kapi-dev/kapi/pkg/endpoints/request"
-	"github.com/kapi-dev/kapi/pkg/registry/generic"
-	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
 
@@ -32,33 +33,13 @@ const (
 	serviceCIDRResync = 10 * time.Second
 )
 
-// serviceCIDRStorage is what the default ServiceCIDR controller writes
-// through: the servicecidrs storage and its /status.
-type serviceCIDRStorage struct {
-	cidrs  *generic.Store
-	status *generic.SubresourceREST
-}
-
-// serviceCIDRStorageOf finds the storage of servicecidrs among what is
-// served; nil when networking.k8s.io/v1 is not.
-func serviceCIDRStorageOf(served []groupVersion) *serviceCIDRStorage {
-	for _, g := range served {
-		if g.gv != networkingv1.SchemeGroupVersion {
-			continue
-		}
-		cidrs, ok1 := g.storage["servicecidrs"].(*generic.Store)
-		status, ok2 := g.storage["servicecidrs/status"].(*generic.SubresourceREST)
-		if ok1 && ok2 {
-			return &serviceCIDRStorage{cidrs: cidrs, status: status}
-		}
-	}
-	return nil
-}
-
 // defaultServiceCIDRHook creates the default ServiceCIDR and makes it
 // Ready, then keeps it there: a deleted default ServiceCIDR comes back,
-// as kube-apiserver's controller brings it back.
-func defaultServiceCIDRHook(st *serviceCIDRStorage, ranges []*net.IPNet, logger *slog.Logger) server.PostStartHookFunc {
+// as kube-apiserver's controller brings it back. It writes through the
+// loopback client as kube-apiserver does: the ServiceCIDR is created by
+// "kube-apiserver" and its status applied by the controller, which is
+// what their managedFields record.
+func defaultServiceCIDRHook(ranges []*net.IPNet, logger *slog.Logger) server.PostStartHookFunc {
 	var cidrs []string
 	for _, r := range ranges {
 		if r != nil {
@@ -66,7 +47,12 @@ func defaultServiceCIDRHook(st *serviceCIDRStorage, ranges []*net.IPNet, logger 
 		}
 	}
 	return func(hctx server.PostStartHookContext) error {
-		if err := st.reconcile(hctx.Context, cidrs); err != nil {
+		clients, err := kubeAPIServerClient(hctx)
+		if err != nil {
+			return err
+		}
+		api := client.For[*networkingv1.ServiceCIDR, *networkingv1.ServiceCIDRList](clients, "servicecidrs", "")
+		if err := reconcileDefaultServiceCIDR(hctx.Context, api, cidrs); err != nil {
 			return err
 		}
 		go func() {
@@ -77,7 +63,7 @@ func defaultServiceCIDRHook(st *serviceCIDRStorage, ranges []*net.IPNet, logger 
 				case <-hctx.Done():
 					return
 				case <-t.C:
-					if err := st.reconcile(hctx.Context, cidrs); err != nil && hctx.Err() == nil && logger != nil {
+					if err := reconcileDefaultServiceCIDR(hctx.Context, api, cidrs); err != nil && hctx.Err() == nil && logger != nil {
 						logger.Warn("reconciling the default ServiceCIDR", "err", err)
 					}
 				}
@@ -87,57 +73,46 @@ func defaultServiceCIDRHook(st *serviceCIDRStorage, ranges []*net.IPNet, logger 
 	}
 }
 
-// reconcile creates the default ServiceCIDR if it is missing and sets its
-// Ready condition if it lacks it. A default ServiceCIDR whose CIDRs are
-// not the flag's is left as it is: its CIDRs are immutable, and
-// kube-apiserver only reports the mismatch.
-func (st *serviceCIDRStorage) reconcile(ctx context.Context, cidrs []string) error {
-	ctx = request.WithNamespace(ctx, "")
-	obj, err := st.cidrs.Get(ctx, defaultServiceCIDRName, &metav1.GetOptions{})
+// reconcileDefaultServiceCIDR creates the default ServiceCIDR if it is
+// missing and makes it Ready if it has no Ready condition. As
+// kube-apiserver's controller, it leaves alone a default ServiceCIDR
+// whose CIDRs are not the flag's (they are immutable, kube-apiserver only
+// reports the mismatch), one being deleted, and one whose Ready condition
+// says something else.
+func reconcileDefaultServiceCIDR(ctx context.Context, api client.Interface[*networkingv1.ServiceCIDR, *networkingv1.ServiceCIDRList], cidrs []string) error {
+	sc, err := api.Get(ctx, defaultServiceCIDRName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		now := metav1.Now().Rfc3339Copy()
-		sc := &networkingv1.ServiceCIDR{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: defaultServiceCIDRName,
-				ManagedFields: []metav1.ManagedFieldsEntry{{
-					Manager: "kube-apiserver", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "networking.k8s.io/v1",
-					Time: &now, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:cidrs":{}}}`)},
-				}},
-			},
-			Spec: networkingv1.ServiceCIDRSpec{CIDRs: cidrs},
-		}
-		obj, err = st.cidrs.Create(ctx, sc, nil, &metav1.CreateOptions{})
+		sc, err = api.Create(ctx, &networkingv1.ServiceCIDR{
+			ObjectMeta: metav1.ObjectMeta{Name: defaultServiceCIDRName},
+			Spec:       networkingv1.ServiceCIDRSpec{CIDRs: cidrs},
+		}, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
-			obj, err = st.cidrs.Get(ctx, defaultServiceCIDRName, &metav1.GetOptions{})
+			sc, err = api.Get(ctx, defaultServiceCIDRName, metav1.GetOptions{})
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("the default ServiceCIDR: %w", err)
 	}
-	sc := obj.(*networkingv1.ServiceCIDR)
-	if !slices.Equal(sc.Spec.CIDRs, cidrs) || meta.IsStatusConditionTrue(sc.Status.Conditions, networkingv1.ServiceCIDRConditionReady) {
+	if sc.DeletionTimestamp != nil || meta.FindStatusCondition(sc.Status.Conditions, networkingv1.ServiceCIDRConditionReady) != nil ||
+		!slices.Equal(sc.Spec.CIDRs, cidrs) {
 		return nil
 	}
-	return st.setReady(ctx, sc)
-}
-
-// setReady writes the Ready condition through /status, recorded as the
-// server-side apply of kube-apiserver's controller.
-func (st *serviceCIDRStorage) setReady(ctx context.Context, sc *networkingv1.ServiceCIDR) error {
-	sc = sc.DeepCopy()
-	now := metav1.Now().Rfc3339Copy()
-	meta.SetStatusCondition(&sc.Status.Conditions, metav1.Condition{
-		Type: networkingv1.ServiceCIDRConditionReady, Status: metav1.ConditionTrue,
-		Message: defaultServiceCIDRReadyMsg, LastTransitionTime: now,
+	// The status is applied as the controller's apply configuration
+	// would be: the Ready condition alone.
+	apply, err := json.Marshal(map[string]any{
+		"apiVersion": networkingv1.SchemeGroupVersion.String(), "kind": "ServiceCIDR",
+		"metadata": map[string]any{"name": defaultServiceCIDRName},
+		"status": map[string]any{"conditions": []any{map[string]any{
+			"type": networkingv1.ServiceCIDRConditionReady, "status": metav1.ConditionTrue,
+			"message": defaultServiceCIDRReadyMsg, "lastTransitionTime": metav1.Now().Rfc3339Copy(),
+		}}},
 	})
-	managed := slices.DeleteFunc(sc.ManagedFields, func(e metav1.ManagedFieldsEntry) bool { return e.Manager == serviceCIDRControllerName })
-	sc.ManagedFields = append([]metav1.ManagedFieldsEntry{{
-		Manager: serviceCIDRControllerName, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "networking.k8s.io/v1",
-		Time: &now, FieldsType: "FieldsV1", Subresource: "status",
-		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:conditions":{"k:{\"type\":\"Ready\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:status":{},"f:type":{}}}}}`)},
-	}}, managed...)
-	_, _, err := st.status.Update(ctx, sc.Name, rest.DefaultUpdatedObjectInfo(sc), nil, nil, false, &metav1.UpdateOptions{})
-	if err != nil && !apierrors.IsConflict(err) {
+	if err != nil {
+		return err
+	}
+	_, err = api.Patch(ctx, defaultServiceCIDRName, types.ApplyPatchType, apply,
+		metav1.PatchOptions{FieldManager: serviceCIDRControllerName, Force: ptr.To(true)}, "status")
+	if err != nil {
 		return fmt.Errorf("the default ServiceCIDR's status: %w", err)
 	}
 	return nil

@@ -592,6 +592,26 @@ func versionOperation() operation {
 	}
 }
 
+// issuerDiscoveryOperations are the service account issuer's discovery
+// documents, which kube-apiserver describes as two documents of their own
+// in /openapi/v3 and as paths of /openapi/v2, by v3 path.
+func issuerDiscoveryOperations() map[string]operation {
+	return map[string]operation{
+		".well-known/openid-configuration": {
+			method: "GET", path: "/.well-known/openid-configuration/", id: "getServiceAccountIssuerOpenIDConfiguration", tag: "WellKnown",
+			description: "get service account issuer OpenID configuration, also known as the 'OIDC discovery doc'",
+			produces:    []string{"application/json"},
+			responses:   []response{{code: 200, description: "OK"}, unauthorized},
+		},
+		"openid/v1/jwks": {
+			method: "GET", path: "/openid/v1/jwks/", id: "getServiceAccountIssuerOpenIDKeyset", tag: "openid",
+			description: "get service account issuer OpenID JSON Web Key Set (contains public token verification keys)",
+			produces:    []string{"application/jwk-set+json"},
+			responses:   []response{{code: 200, description: "OK"}, unauthorized},
+		},
+	}
+}
+
 // The operations of a path share its path parameters and the parameters
 // they all have, declared once on the path in both OpenAPI versions.
 

@@ -31,6 +31,11 @@ type Config struct {
 	// types (for x-kubernetes-group-version-kind). It must be complete when
 	// the Service is made.
 	Scheme *runtime.Scheme
+	// ServiceAccountIssuerDiscovery says the server serves the service
+	// account issuer's discovery documents (/.well-known/openid-configuration
+	// and /openid/v1/jwks), which are then described as kube-apiserver
+	// describes them.
+	ServiceAccountIssuerDiscovery bool
 }
 
 // Service builds and serves the OpenAPI documents of the served resources:
@@ -42,9 +47,12 @@ type Config struct {
 // Go types, which never change, are built once per process and shared by
 // all documents.
 type Service struct {
-	info  Info
-	types typeResolver
-	kinds kindIndex
+	info Info
+	// issuerDiscovery: the service account issuer's documents are
+	// described.
+	issuerDiscovery bool
+	types           typeResolver
+	kinds           kindIndex
 	// v2Definitions are the encoded definitions of Go types in the v2
 	// document, the same in all.
 	v2Definitions *v2DefinitionCache
@@ -77,13 +85,14 @@ func NewService(cfg Config) *Service {
 	}
 	kinds := newKindIndex(cfg.Scheme)
 	s := &Service{
-		info:           cfg.Info,
-		v2Definitions:  newV2DefinitionCache(kinds),
-		types:          schemeTypes(cfg.Scheme),
-		kinds:          kinds,
-		v2:             newV2Handler(),
-		v3Docs:         map[string]*v3Source{},
-		discoveryUsers: map[string]int{},
+		info:            cfg.Info,
+		issuerDiscovery: cfg.ServiceAccountIssuerDiscovery,
+		v2Definitions:   newV2DefinitionCache(kinds),
+		types:           schemeTypes(cfg.Scheme),
+		kinds:           kinds,
+		v2:              newV2Handler(),
+		v3Docs:          map[string]*v3Source{},
+		discoveryUsers:  map[string]int{},
 
 		groupVersions: map[schema.GroupVersion]*v3Source{},
 	}
@@ -210,6 +219,11 @@ func (s *Service) applyLocked(changes map[schema.GroupVersion]*v3Source) {
 	}
 	if _, ok := s.v3Docs["version"]; !ok {
 		s.publishV3Locked("version", &v3Source{ops: []operation{versionOperation()}})
+		if s.issuerDiscovery {
+			for path, op := range issuerDiscoveryOperations() {
+				s.publishV3Locked(path, &v3Source{ops: []operation{op}})
+			}
+		}
 	}
 
 	// The v2 document has everything: it is assembled when asked for,

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"sync"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
+	"github.com/kapi-dev/kapi/pkg/version"
 )
 
 // LoopbackConfig lets in-process clients (post-start hooks, controllers)
@@ -31,13 +33,19 @@ type LoopbackConfig struct {
 }
 
 // RESTConfig is a client-go config for the loopback connection.
+//
+// Its user agent is kube-apiserver's: kube-apiserver's loopback client
+// has client-go's default agent, named after its binary, so what the
+// server writes for itself (bootstrap objects, RBAC policy, the
+// authentication ConfigMap) is recorded under the field manager
+// "kube-apiserver". kapi's writes carry the same managedFields.
 func (c LoopbackConfig) RESTConfig() *rest.Config {
 	return &rest.Config{
 		Host:            c.Host,
 		BearerToken:     c.BearerToken,
 		TLSClientConfig: rest.TLSClientConfig{CAData: c.CAData, ServerName: c.ServerName},
 		QPS:             -1, // the server does not throttle itself
-		UserAgent:       "kapi-loopback",
+		UserAgent:       "kube-apiserver/" + version.Get().GitVersion + " (" + runtime.GOOS + "/" + runtime.GOARCH + ") kapi",
 	}
 }
 

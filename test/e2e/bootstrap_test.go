@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,9 +20,12 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kapi-dev/kapi/pkg/app"
 	"github.com/kapi-dev/kapi/pkg/controlplane/identitylease"
 	"github.com/kapi-dev/kapi/pkg/testserver"
 )
@@ -28,35 +34,89 @@ import (
 // testdata/bootstrap were recorded, and the host it ran on.
 const (
 	oracleAddress = "192.0.2.2"
-	oraclePort    = 16543
+	oraclePort    = 16943
 	oracleHost    = "vm"
 )
 
+// bootstrapObjects are the objects a fresh kube-apiserver creates that
+// are compared whole, by their file in testdata/bootstrap. The identity
+// lease is named after host.
+func bootstrapObjects(host string) map[string]string {
+	return map[string]string{
+		"service-kubernetes.json":                                             "/api/v1/namespaces/default/services/kubernetes",
+		"endpoints-kubernetes.json":                                           "/api/v1/namespaces/default/endpoints/kubernetes",
+		"endpointslice-kubernetes.json":                                       "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes",
+		"namespace-default.json":                                              "/api/v1/namespaces/default",
+		"namespace-kube-system.json":                                          "/api/v1/namespaces/kube-system",
+		"namespace-kube-public.json":                                          "/api/v1/namespaces/kube-public",
+		"namespace-kube-node-lease.json":                                      "/api/v1/namespaces/kube-node-lease",
+		"servicecidr-kubernetes.json":                                         "/apis/networking.k8s.io/v1/servicecidrs/kubernetes",
+		"ipaddress-10.96.0.1.json":                                            "/apis/networking.k8s.io/v1/ipaddresses/10.96.0.1",
+		"priorityclass-system-node-critical.json":                             "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical",
+		"priorityclass-system-cluster-critical.json":                          "/apis/scheduling.k8s.io/v1/priorityclasses/system-cluster-critical",
+		"lease-apiserver-identity.json":                                       "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/" + identitylease.Name(host),
+		"configmap-extension-apiserver-authentication.json":                   "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication",
+		"role-extension-apiserver-authentication-reader.json":                 "/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/roles/extension-apiserver-authentication-reader",
+		"rolebinding-extension-apiserver-authentication-reader.json":          "/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings/system::extension-apiserver-authentication-reader",
+		"configmap-kube-apiserver-legacy-service-account-token-tracking.json": "/api/v1/namespaces/kube-system/configmaps/kube-apiserver-legacy-service-account-token-tracking",
+	}
+}
+
+// startBootstrapServer starts kapi configured as the oracle was: the
+// same service range, an advertised address, and a front proxy (whose
+// settings kube-apiserver publishes in extension-apiserver-authentication).
+func startBootstrapServer(t *testing.T) *testserver.Server {
+	t.Helper()
+	proxyCA := newTestCA(t, "front-proxy-ca")
+	proxyCAFile := filepath.Join(t.TempDir(), "front-proxy-ca.crt")
+	if err := os.WriteFile(proxyCAFile, proxyCA.pem, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, serviceRange, _ := net.ParseCIDR("10.96.0.0/12")
+	return testserver.Start(t, testserver.Options{
+		AdvertiseAddress:       net.ParseIP(oracleAddress),
+		ServiceClusterIPRanges: []*net.IPNet{serviceRange},
+		Authentication: &app.AuthenticationConfig{RequestHeader: app.RequestHeaderConfig{
+			ClientCAFile:       proxyCAFile,
+			AllowedNames:       []string{"front-proxy-client"},
+			UsernameHeaders:    []string{"X-Remote-User"},
+			GroupHeaders:       []string{"X-Remote-Group"},
+			ExtraHeadersPrefix: []string{"X-Remote-Extra-"},
+		}},
+	})
+}
+
 // TestBootstrapObjectsMatchKubeAPIServer: the objects kapi bootstraps are
 // kube-apiserver's field by field, managedFields included: the kubernetes
-// Endpoints and EndpointSlice, the system PriorityClasses and the identity
-// Lease (testdata/bootstrap, read from kube-apiserver 1.37.1). What
+// Service, Endpoints and EndpointSlice, the system namespaces, the default
+// ServiceCIDR and the IPAddress of the Service, the system
+// PriorityClasses, the identity Lease, the authentication ConfigMaps and
+// the Role and RoleBinding that let extension servers read them
+// (testdata/bootstrap, read from a fresh kube-apiserver 1.37.1). What
 // differs by nature is replaced on both sides: uids, resourceVersions,
-// times, the port and the host name, the UUID of the lease holder.
+// times, the port and the host name, the UUID of the lease holder, the
+// certificates and the day of the legacy token tracking.
+//
+// With KAPI_BOOTSTRAP_ORACLE set to the kubeconfig of a fresh oracle
+// (started with --advertise-address=192.0.2.2, on oraclePort and
+// oracleHost), the test writes the recordings instead.
 func TestBootstrapObjectsMatchKubeAPIServer(t *testing.T) {
-	s := testserver.Start(t, testserver.Options{AdvertiseAddress: net.ParseIP(oracleAddress)})
-	_, portText, _ := net.SplitHostPort(s.Address)
-	port, _ := strconv.Atoi(portText)
 	host, err := os.Hostname()
 	if err != nil {
 		t.Fatal(err)
 	}
+	if oracle := os.Getenv("KAPI_BOOTSTRAP_ORACLE"); oracle != "" {
+		recordBootstrap(t, oracle, host)
+		return
+	}
+	s := startBootstrapServer(t)
+	_, portText, _ := net.SplitHostPort(s.Address)
+	port, _ := strconv.Atoi(portText)
 	c := clientset(t, s.ClientConfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	for file, path := range map[string]string{
-		"endpoints-kubernetes.json":                  "/api/v1/namespaces/default/endpoints/kubernetes",
-		"endpointslice-kubernetes.json":              "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes",
-		"priorityclass-system-node-critical.json":    "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical",
-		"priorityclass-system-cluster-critical.json": "/apis/scheduling.k8s.io/v1/priorityclasses/system-cluster-critical",
-		"lease-apiserver-identity.json":              "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/" + identitylease.Name(host),
-	} {
+	for file, path := range bootstrapObjects(host) {
 		t.Run(file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata", "bootstrap", file))
 			if err != nil {
@@ -68,11 +128,12 @@ func TestBootstrapObjectsMatchKubeAPIServer(t *testing.T) {
 			text = strings.ReplaceAll(text, `"kubernetes.io/hostname": "`+oracleHost+`"`, `"kubernetes.io/hostname": "`+host+`"`)
 			text = strings.ReplaceAll(text, oracleAddress+":"+strconv.Itoa(oraclePort), oracleAddress+":"+strconv.Itoa(port))
 			text = strings.ReplaceAll(text, `"port": `+strconv.Itoa(oraclePort), `"port": `+strconv.Itoa(port))
+			text = strings.ReplaceAll(text, `"targetPort": `+strconv.Itoa(oraclePort), `"targetPort": `+strconv.Itoa(port))
 			var want map[string]any
 			if err := json.Unmarshal([]byte(text), &want); err != nil {
 				t.Fatal(err)
 			}
-			// The identity lease is written in the background.
+			// Some are written in the background.
 			var raw []byte
 			for {
 				raw, err = c.RESTClient().Get().AbsPath(path).DoRaw(ctx)
@@ -95,11 +156,53 @@ func TestBootstrapObjectsMatchKubeAPIServer(t *testing.T) {
 	}
 }
 
-var holderIdentity = regexp.MustCompile(`^(apiserver-[a-z2-7]{26})_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+// recordBootstrap writes what the oracle of kubeconfig has of the
+// compared objects and of the managedFields of every object.
+func recordBootstrap(t *testing.T, kubeconfig, host string) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != oracleHost || !strings.HasSuffix(cfg.Host, ":"+strconv.Itoa(oraclePort)) {
+		t.Fatalf("the recording is made on host %q by an oracle on port %d (oracleHost, oraclePort): this is %q, %s", oracleHost, oraclePort, host, cfg.Host)
+	}
+	c := clientset(t, cfg)
+	ctx := context.Background()
+	for file, path := range bootstrapObjects(host) {
+		raw, err := c.RESTClient().Get().AbsPath(path).DoRaw(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		writeIndentedJSON(t, filepath.Join("testdata", "bootstrap", file), raw)
+	}
+	raw, err := json.Marshal(bootstrapManagedFields(t, c, host))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeIndentedJSON(t, filepath.Join("testdata", "bootstrap", bootstrapManagedFieldsFile), raw)
+}
+
+func writeIndentedJSON(t *testing.T, file string, raw []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", " "); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteByte('\n')
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var (
+	holderIdentity = regexp.MustCompile(`^(apiserver-[a-z2-7]{26})_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	pemCertificate = regexp.MustCompile(`^(-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n)+$`)
+)
 
 // normaliseBootstrapObject blanks what differs between any two servers:
-// the uid, resourceVersion and times, and the UUID of a lease holder
-// (checked to be one).
+// the uid, resourceVersion and times, the UUID of a lease holder, the
+// certificates of a ConfigMap and the day the legacy token tracking
+// started (each checked to be one).
 func normaliseBootstrapObject(t *testing.T, obj map[string]any) map[string]any {
 	t.Helper()
 	meta := obj["metadata"].(map[string]any)
@@ -109,7 +212,11 @@ func normaliseBootstrapObject(t *testing.T, obj map[string]any) map[string]any {
 		}
 		meta[k] = "<" + k + ">"
 	}
-	for _, mf := range meta["managedFields"].([]any) {
+	managed, _ := meta["managedFields"].([]any)
+	if len(managed) == 0 {
+		t.Errorf("no managedFields")
+	}
+	for _, mf := range managed {
 		mf.(map[string]any)["time"] = "<time>"
 	}
 	if spec, ok := obj["spec"].(map[string]any); ok && obj["kind"] == "Lease" {
@@ -121,7 +228,196 @@ func normaliseBootstrapObject(t *testing.T, obj map[string]any) map[string]any {
 		}
 		spec["renewTime"] = "<renewTime>"
 	}
+	if status, ok := obj["status"].(map[string]any); ok {
+		for _, c := range asSlice(status["conditions"]) {
+			c.(map[string]any)["lastTransitionTime"] = "<lastTransitionTime>"
+		}
+	}
+	if data, ok := obj["data"].(map[string]any); ok && obj["kind"] == "ConfigMap" {
+		for k, v := range data {
+			switch {
+			case strings.HasSuffix(k, "-ca-file"):
+				if !pemCertificate.MatchString(v.(string)) {
+					t.Errorf("data[%s] is not PEM certificates: %q", k, v)
+				}
+				data[k] = "<certificates>"
+			case k == "since":
+				if _, err := time.Parse(time.DateOnly, v.(string)); err != nil {
+					t.Errorf("data[since] is not a day: %v", err)
+				}
+				data[k] = "<day>"
+			}
+		}
+	}
 	return obj
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
+}
+
+// The managedFields of every object a fresh kube-apiserver has, by
+// "<group/version> <resource> <namespace>/<name>" (group/version as
+// discovery prefers), recorded in testdata/bootstrap.
+const bootstrapManagedFieldsFile = "managedfields.json"
+
+// bootstrapManagedFields reads the managedFields of every object the
+// server of c has, times left out, the identity lease named after
+// oracleHost. APIServices are left out: kapi does not serve
+// apiregistration.k8s.io yet.
+func bootstrapManagedFields(t *testing.T, c kubernetes.Interface, host string) map[string][]metav1.ManagedFieldsEntry {
+	t.Helper()
+	lists, err := c.Discovery().ServerPreferredResources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]metav1.ManagedFieldsEntry{}
+	for _, l := range lists {
+		gv, _ := schema.ParseGroupVersion(l.GroupVersion)
+		if gv.Group == "apiregistration.k8s.io" {
+			continue
+		}
+		prefix := "/apis/" + l.GroupVersion
+		if gv.Group == "" {
+			prefix = "/api/" + l.GroupVersion
+		}
+		for _, r := range l.APIResources {
+			if strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") {
+				continue
+			}
+			raw, err := c.Discovery().RESTClient().Get().AbsPath(prefix, r.Name).DoRaw(context.Background())
+			if err != nil {
+				t.Fatalf("listing %s: %v", r.Name, err)
+			}
+			var list metav1.PartialObjectMetadataList
+			if err := json.Unmarshal(raw, &list); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range list.Items {
+				name := strings.ReplaceAll(o.Name, identitylease.Name(host), identitylease.Name(oracleHost))
+				entries := o.ManagedFields
+				for i := range entries {
+					entries[i].Time = nil
+				}
+				out[l.GroupVersion+" "+r.Name+" "+o.Namespace+"/"+name] = entries
+			}
+		}
+	}
+	return out
+}
+
+// knownManagedFieldsDifferences are the objects whose managedFields are
+// not kube-apiserver's, each with the one manager that makes the
+// difference and why. Nothing else may differ.
+var knownManagedFieldsDifferences = map[string]struct {
+	manager, onlyIn, why string
+}{}
+
+func init() {
+	// kapi aggregates ClusterRoles itself; kube-apiserver leaves it to
+	// kube-controller-manager, which the oracle does not run.
+	for _, role := range []string{"admin", "edit", "view"} {
+		knownManagedFieldsDifferences["rbac.authorization.k8s.io/v1 clusterroles /"+role] = struct{ manager, onlyIn, why string }{
+			"clusterrole-aggregation-controller", "kapi", "kapi runs the ClusterRole aggregation of kube-controller-manager"}
+	}
+}
+
+// compactFields is entries with their fields in compact JSON, as the
+// server sends them; the recording is indented.
+func compactFields(t *testing.T, entries []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	t.Helper()
+	out := make([]metav1.ManagedFieldsEntry, len(entries))
+	for i, e := range entries {
+		if e.FieldsV1 != nil {
+			var b bytes.Buffer
+			if err := json.Compact(&b, e.FieldsV1.Raw); err != nil {
+				t.Fatal(err)
+			}
+			e.FieldsV1 = &metav1.FieldsV1{Raw: b.Bytes()}
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// TestBootstrapManagedFieldsMatchKubeAPIServer: a fresh kapi has the
+// objects a fresh kube-apiserver has (APIServices aside, which kapi does
+// not serve yet), each with the same managedFields: the same managers,
+// operations, versions, subresources and fields, in the same order
+// (testdata/bootstrap/managedfields.json). The differences kapi knows of
+// are listed by object in knownManagedFieldsDifferences, and each must be
+// exactly the one manager named there.
+func TestBootstrapManagedFieldsMatchKubeAPIServer(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "bootstrap", bootstrapManagedFieldsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string][]metav1.ManagedFieldsEntry
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	s := startBootstrapServer(t)
+	c := clientset(t, s.ClientConfig)
+	// Some objects are written in the background, and some written again
+	// (a FlowSchema's status): wait until kapi has it all, or for the
+	// last word.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		problems := compareBootstrapManagedFields(t, want, bootstrapManagedFields(t, c, host))
+		if len(problems) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, p := range problems {
+				t.Error(p)
+			}
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// compareBootstrapManagedFields says how got differs from want, but for
+// knownManagedFieldsDifferences.
+func compareBootstrapManagedFields(t *testing.T, want, got map[string][]metav1.ManagedFieldsEntry) []string {
+	var problems []string
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if _, ok := got[k]; !ok {
+			problems = append(problems, k+": kube-apiserver has it, kapi does not")
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		w, ok := want[k]
+		if !ok {
+			problems = append(problems, k+": kapi has it, kube-apiserver does not")
+			continue
+		}
+		g := got[k]
+		if known, ok := knownManagedFieldsDifferences[k]; ok {
+			without := func(entries []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+				n := len(entries)
+				entries = slices.DeleteFunc(slices.Clone(entries), func(e metav1.ManagedFieldsEntry) bool { return e.Manager == known.manager })
+				if n-len(entries) != 1 {
+					problems = append(problems, fmt.Sprintf("%s: %d entries of %s, the known difference is one (%s)", k, n-len(entries), known.manager, known.why))
+				}
+				return entries
+			}
+			if known.onlyIn == "kapi" {
+				g = without(g)
+			} else {
+				w = without(w)
+			}
+		}
+		if diff := cmp.Diff(compactFields(t, w), compactFields(t, g)); diff != "" {
+			problems = append(problems, fmt.Sprintf("%s: managedFields differ (-kube-apiserver +kapi):\n%s", k, diff))
+		}
+	}
+	return problems
 }
 
 // TestKubernetesEndpointsFollowReplicas runs two kapi replicas on one etcd:

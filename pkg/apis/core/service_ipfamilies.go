@@ -32,7 +32,7 @@ func DefaultServiceIPFamilies(svc, oldSvc *v1.Service, clusterFamilies []v1.IPFa
 	if spec.IPFamilyPolicy == nil {
 		spec.IPFamilyPolicy = inferIPFamilyPolicy(svc, oldSvc)
 	}
-	if errs := validateClusterIPFields(svc); len(errs) > 0 {
+	if errs := validateClusterIPFields(svc, oldSvc); len(errs) > 0 {
 		return errs
 	}
 

@@ -18,15 +18,16 @@ func ValidateNode(node *v1.Node) field.ErrorList {
 	// kube-apiserver reports taints under metadata; kept for compatibility.
 	allErrs = append(allErrs, validateNodeTaints(node.Spec.Taints, metadataPath.Child("taints"))...)
 	allErrs = append(allErrs, validateNodeResources(node)...)
-	return append(allErrs, validatePodCIDRs(node.Spec.PodCIDRs, specPath.Child("podCIDRs"))...)
+	return append(allErrs, validatePodCIDRs(node.Spec.PodCIDRs, nil, specPath.Child("podCIDRs"))...)
 }
 
-// validatePodCIDRs requires valid CIDRs, at most one per IP family.
-func validatePodCIDRs(cidrs []string, fldPath *field.Path) field.ErrorList {
+// validatePodCIDRs requires valid CIDRs, at most one per IP family; old
+// are the stored ones on update, kept even in forms no longer allowed.
+func validatePodCIDRs(cidrs, old []string, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	valid := true
 	for i, cidr := range cidrs {
-		errs := validation.IsValidCIDR(fldPath.Index(i), cidr)
+		errs := validateLegacyCIDR(fldPath.Index(i), cidr, old)
 		valid = valid && len(errs) == 0
 		allErrs = append(allErrs, errs...)
 	}
@@ -98,6 +99,7 @@ func ValidateNodeUpdate(newNode, oldNode *v1.Node) field.ErrorList {
 		}
 		seen.Insert(address)
 	}
+	allErrs = append(allErrs, validatePodCIDRs(newNode.Spec.PodCIDRs, oldNode.Spec.PodCIDRs, specPath.Child("podCIDRs"))...)
 	allErrs = append(allErrs, validatePodCIDRsUpdate(newNode.Spec.PodCIDRs, oldNode.Spec.PodCIDRs)...)
 	if oldNode.Spec.ProviderID != "" && oldNode.Spec.ProviderID != newNode.Spec.ProviderID {
 		allErrs = append(allErrs, field.Forbidden(specPath.Child("providerID"), "node updates may not change providerID except from \"\" to valid"))

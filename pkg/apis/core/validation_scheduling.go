@@ -367,7 +367,7 @@ func validatePodDNSConfig(cfg *v1.PodDNSConfig, policy v1.DNSPolicy, fldPath *fi
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("nameservers"), cfg.Nameservers, fmt.Sprintf("must not have more than %v nameservers", maxDNSNameservers)))
 	}
 	for i, ns := range cfg.Nameservers {
-		allErrs = append(allErrs, validation.IsValidIP(fldPath.Child("nameservers").Index(i), ns)...)
+		allErrs = append(allErrs, validateLegacyIP(fldPath.Child("nameservers").Index(i), ns, nil)...)
 	}
 	if len(cfg.Searches) > maxDNSSearchPaths {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("searches"), cfg.Searches, fmt.Sprintf("must not have more than %v search paths", maxDNSSearchPaths)))
@@ -394,7 +394,7 @@ func validatePodDNSConfig(cfg *v1.PodDNSConfig, policy v1.DNSPolicy, fldPath *fi
 func validateHostAliases(aliases []v1.HostAlias, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	for i, alias := range aliases {
-		allErrs = append(allErrs, validation.IsValidIP(fldPath.Index(i).Child("ip"), alias.IP)...)
+		allErrs = append(allErrs, validateLegacyIP(fldPath.Index(i).Child("ip"), alias.IP, nil)...)
 		for j, hostname := range alias.Hostnames {
 			allErrs = append(allErrs, validateDNS1123Subdomain(hostname, fldPath.Index(i).Child("hostnames").Index(j))...)
 		}

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	netutils "k8s.io/utils/net"
 )
 
 // maxClientIPServiceAffinitySeconds is the longest ClientIP session
@@ -43,6 +45,15 @@ var (
 // ValidateService validates a Service on create. Its cluster IPs and IP
 // families must already be allocated.
 func ValidateService(svc *v1.Service) field.ErrorList {
+	return validateService(svc, nil)
+}
+
+// validateService validates a Service; old is the stored one on update,
+// whose IPs and CIDRs are kept even in forms no longer allowed.
+func validateService(svc, old *v1.Service) field.ErrorList {
+	if old == nil {
+		old = &v1.Service{}
+	}
 	allErrs := ValidateObjectMeta(&svc.ObjectMeta, true, apivalidation.NameIsDNS1035Label, metadataPath)
 	mode, hasMode := svc.Annotations[topologyModeAnnotation]
 	if hints, hasHints := svc.Annotations[topologyAwareHintsAnnotation]; hasMode && hasHints && mode != hints {
@@ -63,10 +74,10 @@ func ValidateService(svc *v1.Service) field.ErrorList {
 		allErrs = append(allErrs, metavalidation.ValidateLabels(spec.Selector, specPath.Child("selector"))...)
 	}
 	allErrs = append(allErrs, validateSessionAffinity(spec)...)
-	allErrs = append(allErrs, validateClusterIPFields(svc)...)
+	allErrs = append(allErrs, validateClusterIPFields(svc, old)...)
 	for i, ip := range spec.ExternalIPs {
 		ipPath := specPath.Child("externalIPs").Index(i)
-		if errs := validation.IsValidIP(ipPath, ip); len(errs) > 0 {
+		if errs := validateLegacyIP(ipPath, ip, old.Spec.ExternalIPs); len(errs) > 0 {
 			allErrs = append(allErrs, errs...)
 		} else {
 			allErrs = append(allErrs, validateNonSpecialIP(ip, ipPath)...)
@@ -79,7 +90,7 @@ func ValidateService(svc *v1.Service) field.ErrorList {
 		allErrs = append(allErrs, field.NotSupported(specPath.Child("type"), spec.Type, serviceTypes))
 	}
 	allErrs = append(allErrs, validateServicePortUniqueness(svc)...)
-	allErrs = append(allErrs, validateLoadBalancerFields(svc)...)
+	allErrs = append(allErrs, validateLoadBalancerFields(svc, old)...)
 	allErrs = append(allErrs, validateExternalTrafficPolicy(svc)...)
 	if spec.InternalTrafficPolicy == nil {
 		// Other types are not required to have one: they did not always,
@@ -184,7 +195,10 @@ func validateClientIPAffinityConfig(cfg *v1.SessionAffinityConfig, fldPath *fiel
 // validateClusterIPFields checks clusterIP, clusterIPs, ipFamilies and
 // ipFamilyPolicy against each other: clusterIPs starts with clusterIP,
 // holds at most one IP per family, and matches ipFamilies.
-func validateClusterIPFields(svc *v1.Service) field.ErrorList {
+func validateClusterIPFields(svc, old *v1.Service) field.ErrorList {
+	if old == nil {
+		old = &v1.Service{}
+	}
 	spec := &svc.Spec
 	// ExternalName services have none of these; that is checked with the
 	// type.
@@ -226,7 +240,7 @@ func validateClusterIPFields(svc *v1.Service) field.ErrorList {
 			}
 			continue
 		}
-		errs := validation.IsValidIP(clusterIPsPath.Index(i), ip)
+		errs := validateLegacyIP(clusterIPsPath.Index(i), ip, old.Spec.ClusterIPs)
 		invalidIPs = invalidIPs || len(errs) > 0
 		allErrs = append(allErrs, errs...)
 	}
@@ -306,7 +320,7 @@ func validateServicePortUniqueness(svc *v1.Service) field.ErrorList {
 
 // validateLoadBalancerFields checks the fields that only LoadBalancer
 // services may use.
-func validateLoadBalancerFields(svc *v1.Service) field.ErrorList {
+func validateLoadBalancerFields(svc, old *v1.Service) field.ErrorList {
 	var allErrs field.ErrorList
 	spec := &svc.Spec
 	isLB := spec.Type == v1.ServiceTypeLoadBalancer
@@ -318,7 +332,7 @@ func validateLoadBalancerFields(svc *v1.Service) field.ErrorList {
 		}
 		for i, cidr := range spec.LoadBalancerSourceRanges {
 			// Space padding is tolerated, a leftover of the annotation.
-			allErrs = append(allErrs, validation.IsValidCIDR(rangesPath.Index(i), strings.TrimSpace(cidr))...)
+			allErrs = append(allErrs, validateLegacyCIDR(rangesPath.Index(i), strings.TrimSpace(cidr), trimmed(old.Spec.LoadBalancerSourceRanges))...)
 		}
 	} else if value, ok := svc.Annotations[loadBalancerSourceRangesAnnotation]; ok {
 		annotationPath := metadataPath.Child("annotations").Key(loadBalancerSourceRangesAnnotation)
@@ -326,8 +340,9 @@ func validateLoadBalancerFields(svc *v1.Service) field.ErrorList {
 			allErrs = append(allErrs, field.Forbidden(annotationPath, lbOnly))
 		}
 		if value = strings.TrimSpace(value); value != "" {
+			oldCIDRs := trimmed(strings.Split(old.Annotations[loadBalancerSourceRangesAnnotation], ","))
 			for _, cidr := range strings.Split(value, ",") {
-				allErrs = append(allErrs, validation.IsValidCIDR(annotationPath, strings.TrimSpace(cidr))...)
+				allErrs = append(allErrs, validateLegacyCIDR(annotationPath, strings.TrimSpace(cidr), oldCIDRs)...)
 			}
 		}
 	}
@@ -395,7 +410,16 @@ func ValidateServiceUpdate(newSvc, oldSvc *v1.Service) field.ErrorList {
 	if needsHealthCheck(oldSvc) && needsHealthCheck(newSvc) && newSvc.Spec.HealthCheckNodePort != oldSvc.Spec.HealthCheckNodePort {
 		allErrs = append(allErrs, field.Forbidden(specPath.Child("healthCheckNodePort"), "field is immutable"))
 	}
-	return append(allErrs, ValidateService(newSvc)...)
+	return append(allErrs, validateService(newSvc, oldSvc)...)
+}
+
+// trimmed is values without their surrounding spaces.
+func trimmed(values []string) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = strings.TrimSpace(v)
+	}
+	return out
 }
 
 // validateClusterIPsUpdate lets a service add or release its secondary
@@ -482,10 +506,14 @@ func ValidateServiceStatusUpdate(newSvc, oldSvc *v1.Service) field.ErrorList {
 	if newSvc.Spec.Type != v1.ServiceTypeLoadBalancer && len(newSvc.Status.LoadBalancer.Ingress) != 0 {
 		return append(allErrs, field.Forbidden(ingressPath, "may only be used when `spec.type` is 'LoadBalancer'"))
 	}
+	var oldIPs []string
+	for _, ingress := range oldSvc.Status.LoadBalancer.Ingress {
+		oldIPs = append(oldIPs, ingress.IP)
+	}
 	for i, ingress := range newSvc.Status.LoadBalancer.Ingress {
 		idxPath := ingressPath.Index(i)
 		if ingress.IP != "" {
-			allErrs = append(allErrs, validation.IsValidIP(idxPath.Child("ip"), ingress.IP)...)
+			allErrs = append(allErrs, validateLegacyIP(idxPath.Child("ip"), ingress.IP, oldIPs)...)
 		}
 		switch {
 		case ingress.IPMode == nil && ingress.IP != "":
@@ -537,7 +565,7 @@ func equalStringPointers(a, b *string) bool {
 // validateNonSpecialIP refuses addresses that make no sense as a service
 // or endpoint address: unspecified, loopback and link-local ones.
 func validateNonSpecialIP(address string, fldPath *field.Path) field.ErrorList {
-	ip := net.ParseIP(address)
+	ip := netutils.ParseIPSloppy(address)
 	if ip == nil {
 		return field.ErrorList{field.Invalid(fldPath, address, "must be a valid IP address")}
 	}
@@ -559,10 +587,16 @@ func validateNonSpecialIP(address string, fldPath *field.Path) field.ErrorList {
 
 // ValidateEndpoints validates Endpoints on create.
 func ValidateEndpoints(ep *v1.Endpoints) field.ErrorList {
+	return validateEndpoints(ep, nil)
+}
+
+// validateEndpoints validates Endpoints; oldIPs are the addresses of the
+// stored ones on update, kept even in forms no longer allowed.
+func validateEndpoints(ep *v1.Endpoints, oldIPs []string) field.ErrorList {
 	allErrs := ValidateObjectMeta(&ep.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, metadataPath)
 	subsetsPath := field.NewPath("subsets")
 	for i := range ep.Subsets {
-		allErrs = append(allErrs, validateEndpointSubset(&ep.Subsets[i], subsetsPath.Index(i))...)
+		allErrs = append(allErrs, validateEndpointSubset(&ep.Subsets[i], oldIPs, subsetsPath.Index(i))...)
 	}
 	return allErrs
 }
@@ -571,21 +605,27 @@ func ValidateEndpoints(ep *v1.Endpoints) field.ErrorList {
 // move to another node: node IPs and pod CIDRs get reused.
 func ValidateEndpointsUpdate(newEP, oldEP *v1.Endpoints) field.ErrorList {
 	allErrs := ValidateObjectMetaUpdate(&newEP.ObjectMeta, &oldEP.ObjectMeta, metadataPath)
-	return append(allErrs, ValidateEndpoints(newEP)...)
+	var oldIPs []string
+	for _, ss := range oldEP.Subsets {
+		for _, a := range append(slices.Clone(ss.Addresses), ss.NotReadyAddresses...) {
+			oldIPs = append(oldIPs, a.IP)
+		}
+	}
+	return append(allErrs, validateEndpoints(newEP, oldIPs)...)
 }
 
 // validateEndpointSubset requires addresses (ports are optional, for
 // headless services) and validates them.
-func validateEndpointSubset(ss *v1.EndpointSubset, fldPath *field.Path) field.ErrorList {
+func validateEndpointSubset(ss *v1.EndpointSubset, oldIPs []string, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if len(ss.Addresses) == 0 && len(ss.NotReadyAddresses) == 0 {
 		allErrs = append(allErrs, field.Required(fldPath, "must specify `addresses` or `notReadyAddresses`"))
 	}
 	for i := range ss.Addresses {
-		allErrs = append(allErrs, validateEndpointAddress(&ss.Addresses[i], fldPath.Child("addresses").Index(i))...)
+		allErrs = append(allErrs, validateEndpointAddress(&ss.Addresses[i], oldIPs, fldPath.Child("addresses").Index(i))...)
 	}
 	for i := range ss.NotReadyAddresses {
-		allErrs = append(allErrs, validateEndpointAddress(&ss.NotReadyAddresses[i], fldPath.Child("notReadyAddresses").Index(i))...)
+		allErrs = append(allErrs, validateEndpointAddress(&ss.NotReadyAddresses[i], oldIPs, fldPath.Child("notReadyAddresses").Index(i))...)
 	}
 	for i := range ss.Ports {
 		allErrs = append(allErrs, validateEndpointPort(&ss.Ports[i], len(ss.Ports) > 1, fldPath.Child("ports").Index(i))...)
@@ -593,8 +633,8 @@ func validateEndpointSubset(ss *v1.EndpointSubset, fldPath *field.Path) field.Er
 	return allErrs
 }
 
-func validateEndpointAddress(addr *v1.EndpointAddress, fldPath *field.Path) field.ErrorList {
-	allErrs := validation.IsValidIP(fldPath.Child("ip"), addr.IP)
+func validateEndpointAddress(addr *v1.EndpointAddress, oldIPs []string, fldPath *field.Path) field.ErrorList {
+	allErrs := validateLegacyIP(fldPath.Child("ip"), addr.IP, oldIPs)
 	if addr.Hostname != "" {
 		allErrs = append(allErrs, validateDNS1123Label(addr.Hostname, fldPath.Child("hostname"))...)
 	}

@@ -173,6 +173,14 @@ func podSpecWarnings(fldPath *field.Path, spec *v1.PodSpec, meta *metav1.ObjectM
 			warnings = append(warnings, podAffinityWarnings(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution, specPath.Child("affinity", "podAntiAffinity"))...)
 		}
 	}
+	if spec.DNSConfig != nil {
+		for i, ns := range spec.DNSConfig.Nameservers {
+			warnings = append(warnings, LegacyIPWarnings(specPath.Child("dnsConfig", "nameservers").Index(i), ns)...)
+		}
+	}
+	for i, alias := range spec.HostAliases {
+		warnings = append(warnings, LegacyIPWarnings(specPath.Child("hostAliases").Index(i).Child("ip"), alias.IP)...)
+	}
 	return warnings
 }
 

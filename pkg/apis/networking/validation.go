@@ -2,7 +2,6 @@ package networking
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	netutils "k8s.io/utils/net"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 )
@@ -293,37 +293,10 @@ func hasInvalidWildcardHostRule(ing *networkingv1.Ingress) bool {
 	return false
 }
 
-// isIP reports whether s parses as an IP address, leading zeros allowed.
+// isIP reports whether s parses as an IP address the way legacy fields
+// take one (leading zeros allowed), as kube-apiserver asks.
 func isIP(s string) bool {
-	if _, err := netip.ParseAddr(s); err == nil {
-		return true
-	}
-	return isSloppyIPv4(s)
-}
-
-// isSloppyIPv4 accepts dotted quads with leading zeros, which Go's parser
-// refuses but kube-apiserver's accepts.
-func isSloppyIPv4(s string) bool {
-	parts := strings.Split(s, ".")
-	if len(parts) != 4 {
-		return false
-	}
-	for _, p := range parts {
-		if p == "" || len(p) > 3 {
-			return false
-		}
-		n := 0
-		for _, c := range p {
-			if c < '0' || c > '9' {
-				return false
-			}
-			n = n*10 + int(c-'0')
-		}
-		if n > 255 {
-			return false
-		}
-	}
-	return true
+	return netutils.ParseIPSloppy(s) != nil
 }
 
 // IngressClass
@@ -564,64 +537,58 @@ func validateNetworkPolicyPeer(peer *networkingv1.NetworkPolicyPeer, opts *netwo
 func validateIPBlock(b *networkingv1.IPBlock, oldCIDRs []string, fldPath *field.Path) field.ErrorList {
 	cidrPath := fldPath.Child("cidr")
 	allErrs := validation.IsValidCIDRForLegacyField(cidrPath, b.CIDR, true, oldCIDRs)
-	outer, ok := parseSloppyCIDR(b.CIDR)
-	if !ok {
+	_, outer, err := netutils.ParseCIDRSloppy(b.CIDR)
+	if err != nil {
 		return allErrs
 	}
+	outerBits, _ := outer.Mask.Size()
 	for i, except := range b.Except {
 		exceptPath := fldPath.Child("except").Index(i)
 		allErrs = append(allErrs, validation.IsValidCIDRForLegacyField(exceptPath, except, true, oldCIDRs)...)
-		inner, ok := parseSloppyCIDR(except)
-		if !ok {
+		_, inner, err := netutils.ParseCIDRSloppy(except)
+		if err != nil {
 			continue
 		}
-		if outer.Addr().Is4() != inner.Addr().Is4() || !outer.Contains(inner.Addr()) || outer.Bits() >= inner.Bits() {
+		if innerBits, _ := inner.Mask.Size(); !outer.Contains(inner.IP) || outerBits >= innerBits {
 			allErrs = append(allErrs, field.Invalid(exceptPath, except, "must be a strict subset of `cidr`"))
 		}
 	}
 	return allErrs
 }
 
-// parseSloppyCIDR parses a CIDR as the legacy fields accept it (leading
-// zeros, host bits set), masked; false if it does not parse at all.
-func parseSloppyCIDR(s string) (netip.Prefix, bool) {
-	addr, bits, ok := strings.Cut(s, "/")
-	if !ok {
-		return netip.Prefix{}, false
-	}
-	ip, err := netip.ParseAddr(addr)
-	if err != nil {
-		if !isSloppyIPv4(addr) {
-			return netip.Prefix{}, false
+// NetworkPolicyWarnings are kube-apiserver's warnings on a NetworkPolicy:
+// ipBlock CIDRs in forms that are not canonical.
+func NetworkPolicyWarnings(np *networkingv1.NetworkPolicy) []string {
+	var warnings []string
+	peers := func(path *field.Path, peers []networkingv1.NetworkPolicyPeer) {
+		for j, peer := range peers {
+			if peer.IPBlock == nil {
+				continue
+			}
+			p := path.Index(j).Child("ipBlock")
+			warnings = append(warnings, core.LegacyCIDRWarnings(p.Child("cidr"), peer.IPBlock.CIDR)...)
+			for k, except := range peer.IPBlock.Except {
+				warnings = append(warnings, core.LegacyCIDRWarnings(p.Child("except").Index(k), except)...)
+			}
 		}
-		ip = parseSloppyIPv4(addr)
 	}
-	n := 0
-	if bits == "" || len(bits) > 3 {
-		return netip.Prefix{}, false
+	for i, rule := range np.Spec.Ingress {
+		peers(specPath.Child("ingress").Index(i).Child("from"), rule.From)
 	}
-	for _, c := range bits {
-		if c < '0' || c > '9' {
-			return netip.Prefix{}, false
-		}
-		n = n*10 + int(c-'0')
+	for i, rule := range np.Spec.Egress {
+		peers(specPath.Child("egress").Index(i).Child("to"), rule.To)
 	}
-	ip = ip.Unmap()
-	p, err := ip.Prefix(n)
-	if err != nil {
-		return netip.Prefix{}, false
-	}
-	return p, true
+	return warnings
 }
 
-func parseSloppyIPv4(s string) netip.Addr {
-	var b [4]byte
-	for i, p := range strings.Split(s, ".") {
-		n := 0
-		for _, c := range p {
-			n = n*10 + int(c-'0')
+// IngressStatusWarnings are kube-apiserver's warnings on an Ingress's
+// status: load-balancer IPs in forms that are not canonical.
+func IngressStatusWarnings(ing *networkingv1.Ingress) []string {
+	var warnings []string
+	for i, in := range ing.Status.LoadBalancer.Ingress {
+		if in.IP != "" {
+			warnings = append(warnings, core.LegacyIPWarnings(field.NewPath("status", "loadBalancer", "ingress").Index(i), in.IP)...)
 		}
-		b[i] = byte(n)
 	}
-	return netip.AddrFrom4(b)
+	return warnings
 }

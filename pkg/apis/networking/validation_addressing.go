@@ -1,13 +1,12 @@
 package networking
 
 import (
-	"net/netip"
-
 	networkingv1 "k8s.io/api/networking/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	netutils "k8s.io/utils/net"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 )
@@ -47,17 +46,13 @@ func validateServiceCIDRSpec(spec *networkingv1.ServiceCIDRSpec) field.ErrorList
 }
 
 // familyOfCIDR is "4" or "6", or "" for a value that is not a CIDR.
+// kube-apiserver takes the family as k8s.io/utils/net does: an
+// IPv4-mapped IPv6 CIDR is IPv4.
 func familyOfCIDR(s string) string {
-	if p, err := netip.ParsePrefix(s); err == nil {
-		if p.Addr().Is4() {
-			return "4"
-		}
-		return "6"
-	}
-	if p, ok := parseSloppyCIDR(s); ok {
-		if p.Addr().Is4() {
-			return "4"
-		}
+	switch netutils.IPFamilyOfCIDRString(s) {
+	case netutils.IPv4:
+		return "4"
+	case netutils.IPv6:
 		return "6"
 	}
 	return ""

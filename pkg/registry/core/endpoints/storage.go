@@ -2,6 +2,8 @@
 package endpoints
 
 import (
+	"context"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -12,10 +14,24 @@ import (
 
 // Strategy is the behaviour of endpoints. kube-apiserver lets a PUT
 // create them, for the endpoints controller.
-var Strategy = generic.ValidatingStrategy[*corev1.Endpoints]{
+var Strategy = strategy{generic.ValidatingStrategy[*corev1.Endpoints]{
 	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true, CreateOnUpdate: true},
 	ValidateFunc:       core.ValidateEndpoints,
 	ValidateUpdateFunc: core.ValidateEndpointsUpdate,
+}}
+
+type strategy struct {
+	generic.ValidatingStrategy[*corev1.Endpoints]
+}
+
+// WarningsOnCreate warns of addresses not written the standard way.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return core.EndpointsWarnings(obj.(*corev1.Endpoints))
+}
+
+// WarningsOnUpdate warns of addresses not written the standard way.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return core.EndpointsWarnings(obj.(*corev1.Endpoints))
 }
 
 // Storage is the REST storage of endpoints.

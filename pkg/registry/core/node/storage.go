@@ -50,6 +50,16 @@ func (s strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	s.DropDisabled(obj.(*corev1.Node), nil)
 }
 
+// WarningsOnCreate warns of pod CIDRs not written the standard way.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return core.NodeWarnings(obj.(*corev1.Node))
+}
+
+// WarningsOnUpdate warns of pod CIDRs not written the standard way.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return core.NodeWarnings(obj.(*corev1.Node))
+}
+
 // statusStrategy validates a status write as any update of a node.
 var statusStrategy = generic.StatusStrategy[*corev1.Node]{
 	SpecStrategy:             Strategy.SpecStrategy,

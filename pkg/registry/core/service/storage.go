@@ -104,7 +104,22 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return core.ValidateServiceUpdate(obj.(*corev1.Service), old.(*corev1.Service))
 }
 
+// WarningsOnCreate are kube-apiserver's warnings on a Service's spec.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return core.ServiceWarnings(obj.(*corev1.Service))
+}
+
+// WarningsOnUpdate are kube-apiserver's warnings on a Service's spec.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return core.ServiceWarnings(obj.(*corev1.Service))
+}
+
 type statusStrategy struct{ strategy }
+
+// WarningsOnUpdate are kube-apiserver's warnings on a Service's status.
+func (statusStrategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return core.ServiceStatusWarnings(obj.(*corev1.Service))
+}
 
 // AllowCreateOnUpdate is false for /status: a Service is created only
 // through the paths that allocate for it.

@@ -3,6 +3,8 @@
 package ingress
 
 import (
+	"context"
+
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -26,9 +28,19 @@ var Strategy = generic.SpecStrategy[*networkingv1.Ingress]{
 
 // statusStrategy keeps the spec; unlike most kinds, kube-apiserver lets
 // /status of an Ingress change its labels and annotations.
-var statusStrategy = generic.StatusStrategy[*networkingv1.Ingress]{
+var statusStrategy = ingressStatusStrategy{generic.StatusStrategy[*networkingv1.Ingress]{
 	SpecStrategy:             Strategy,
 	ValidateStatusUpdateFunc: networking.ValidateIngressStatusUpdate,
+}}
+
+type ingressStatusStrategy struct {
+	generic.StatusStrategy[*networkingv1.Ingress]
+}
+
+// WarningsOnUpdate warns of load-balancer IPs not written the standard
+// way.
+func (ingressStatusStrategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return networking.IngressStatusWarnings(obj.(*networkingv1.Ingress))
 }
 
 // Storage is the REST storage of ingresses and their /status.

@@ -3,6 +3,8 @@
 package networkpolicy
 
 import (
+	"context"
+
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -13,12 +15,26 @@ import (
 
 // Strategy is the behaviour of network policies: metadata.generation
 // counts changes of the spec. (Their status was removed from the API.)
-var Strategy = generic.SpecStrategy[*networkingv1.NetworkPolicy]{
+var Strategy = strategy{generic.SpecStrategy[*networkingv1.NetworkPolicy]{
 	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
 	Spec:               generic.FieldPart(func(np *networkingv1.NetworkPolicy) *networkingv1.NetworkPolicySpec { return &np.Spec }),
 	CountGenerations:   true,
 	ValidateFunc:       networking.ValidateNetworkPolicy,
 	ValidateUpdateFunc: networking.ValidateNetworkPolicyUpdate,
+}}
+
+type strategy struct {
+	generic.SpecStrategy[*networkingv1.NetworkPolicy]
+}
+
+// WarningsOnCreate warns of ipBlock CIDRs not written the standard way.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return networking.NetworkPolicyWarnings(obj.(*networkingv1.NetworkPolicy))
+}
+
+// WarningsOnUpdate warns of ipBlock CIDRs not written the standard way.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return networking.NetworkPolicyWarnings(obj.(*networkingv1.NetworkPolicy))
 }
 
 // Storage is the REST storage of network policies.
