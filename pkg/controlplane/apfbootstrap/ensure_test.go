@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	flowcontrolclient "k8s.io/client-go/kubernetes/typed/flowcontrol/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapi-dev/kapi/internal/required"
@@ -17,6 +18,10 @@ import (
 	"github.com/kapi-dev/kapi/pkg/testserver"
 )
 
+// startServer starts a kapi and waits until its configuration consumer
+// has written the Dangling condition of every FlowSchema, as
+// kube-apiserver's does after start-up: until then its status writes
+// race the test's updates of the same objects.
 func startServer(t *testing.T) flowcontrolclient.FlowcontrolV1Interface {
 	t.Helper()
 	s := testserver.Start(t, testserver.Options{})
@@ -24,7 +29,71 @@ func startServer(t *testing.T) flowcontrolclient.FlowcontrolV1Interface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return client
+	ctx := context.Background()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		list, err := client.FlowSchemas().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		settled := len(list.Items) > 0
+		for _, fs := range list.Items {
+			if !hasDanglingCondition(fs.Status.Conditions) {
+				settled = false
+			}
+		}
+		if settled {
+			return client
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the FlowSchemas never all got their Dangling condition")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// modifySchema gets a FlowSchema, changes it and updates it, again after
+// a conflict.
+func modifySchema(t *testing.T, ctx context.Context, schemas flowcontrolclient.FlowSchemaInterface, name string, change func(*flowcontrolv1.FlowSchema)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		fs, err := schemas.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(fs)
+		_, err = schemas.Update(ctx, fs, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// modifyLevel is modifySchema for a PriorityLevelConfiguration.
+func modifyLevel(t *testing.T, ctx context.Context, levels flowcontrolclient.PriorityLevelConfigurationInterface, name string, change func(*flowcontrolv1.PriorityLevelConfiguration)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		pl, err := levels.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(pl)
+		_, err = levels.Update(ctx, pl, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func hasDanglingCondition(conditions []flowcontrolv1.FlowSchemaCondition) bool {
+	for _, c := range conditions {
+		if c.Type == flowcontrolv1.FlowSchemaConditionDangling {
+			return true
+		}
+	}
+	return false
 }
 
 // comparable keeps what the bootstrap decides of an object: its name,
@@ -114,46 +183,28 @@ func TestEnsureRestoresByTheAutoUpdateAnnotation(t *testing.T) {
 	}
 
 	// A suggested schema its owner took over keeps its spec; one still
-	// auto-updated gets its spec back.
-	owned, err := schemas.Get(ctx, "service-accounts", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	owned.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] = "false"
-	owned.Spec.MatchingPrecedence = 9001
-	if _, err := schemas.Update(ctx, owned, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	auto, err := schemas.Get(ctx, "global-default", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	auto.Spec.MatchingPrecedence = 9901
-	if _, err := schemas.Update(ctx, auto, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	// auto-updated gets its spec back. The updates are retried on a
+	// conflict: the configuration consumer writes the status of the
+	// schemas whose level was just deleted, as kube-apiserver's does.
+	modifySchema(t, ctx, schemas, "service-accounts", func(owned *flowcontrolv1.FlowSchema) {
+		owned.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] = "false"
+		owned.Spec.MatchingPrecedence = 9001
+	})
+	modifySchema(t, ctx, schemas, "global-default", func(auto *flowcontrolv1.FlowSchema) {
+		auto.Spec.MatchingPrecedence = 9901
+	})
 
 	// A suggested level without the annotation whose spec changed
 	// (generation 2) is its owner's: the annotation says so afterwards.
-	unannotated, err := levels.Get(ctx, "workload-high", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	delete(unannotated.Annotations, flowcontrolv1.AutoUpdateAnnotationKey)
-	unannotated.Spec.Limited.NominalConcurrencyShares = ptr(int32(41))
-	if _, err := levels.Update(ctx, unannotated, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	modifyLevel(t, ctx, levels, "workload-high", func(unannotated *flowcontrolv1.PriorityLevelConfiguration) {
+		delete(unannotated.Annotations, flowcontrolv1.AutoUpdateAnnotationKey)
+		unannotated.Spec.Limited.NominalConcurrencyShares = ptr(int32(41))
+	})
 
 	// The exempt level's exempt settings are the admin's.
-	exempt, err := levels.Get(ctx, "exempt", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exempt.Spec.Exempt.NominalConcurrencyShares = ptr(int32(7))
-	if _, err := levels.Update(ctx, exempt, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	modifyLevel(t, ctx, levels, "exempt", func(exempt *flowcontrolv1.PriorityLevelConfiguration) {
+		exempt.Spec.Exempt.NominalConcurrencyShares = ptr(int32(7))
+	})
 
 	// Objects that are not part of the configuration go only when they
 	// say they are auto-updated.
