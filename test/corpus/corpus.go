@@ -130,8 +130,8 @@ type Server struct {
 }
 
 // Run sends the steps of c to s in namespace ns, which it creates first
-// and deletes after, with every cluster-scoped object a step created.
-// The answers are normalised.
+// and deletes after, with every object a step created. The answers are
+// normalised.
 func (s Server) Run(ctx context.Context, c *Case, ns string) ([]Response, error) {
 	if _, err := s.do(ctx, Step{Method: http.MethodPost, Path: "/api/v1/namespaces",
 		Body: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}, ns); err != nil {
@@ -139,8 +139,12 @@ func (s Server) Run(ctx context.Context, c *Case, ns string) ([]Response, error)
 	}
 	var created []string
 	defer func() {
-		// Cleanup is best effort: the namespace takes its objects with
-		// it, and a cluster-scoped name is the case's own.
+		// Cleanup is best effort. The objects go first, newest first:
+		// kapi runs no namespace controller to take a deleted
+		// namespace's objects with it, and what they hold (a Service's
+		// cluster IP or node port) must be free for the next case,
+		// which may ask for it by number. A cluster-scoped name is the
+		// case's own.
 		for _, path := range slices.Backward(created) {
 			_, _ = s.do(context.WithoutCancel(ctx), Step{Method: http.MethodDelete, Path: path}, ns)
 		}
@@ -154,7 +158,7 @@ func (s Server) Run(ctx context.Context, c *Case, ns string) ([]Response, error)
 			return nil, err
 		}
 		raw = append(raw, r)
-		if path, ok := createdClusterScoped(step, r); ok {
+		if path, ok := createdObject(step, r); ok {
 			created = append(created, path)
 		}
 	}
@@ -222,15 +226,16 @@ func (s Server) do(ctx context.Context, step Step, ns string) (rawResponse, erro
 	return r, nil
 }
 
-// createdClusterScoped returns the path of the object a successful POST
-// created if it has no namespace.
-func createdClusterScoped(step Step, r rawResponse) (string, bool) {
+// createdObject returns the path of the object a successful POST
+// created. (A POST to a subresource answers with something else, whose
+// path, if it has a name, is none: its delete is refused, harmlessly.)
+func createdObject(step Step, r rawResponse) (string, bool) {
 	if step.Method != http.MethodPost || r.code != http.StatusCreated || strings.Contains(step.Query, "dryRun") {
 		return "", false
 	}
 	meta, _ := lookup(r.body, "metadata").(map[string]any)
 	name, _ := meta["name"].(string)
-	if name == "" || meta["namespace"] != nil {
+	if name == "" {
 		return "", false
 	}
 	return strings.TrimSuffix(step.Path, "/") + "/" + name, true
