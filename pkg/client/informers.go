@@ -20,7 +20,6 @@ type Informers struct {
 	mu        sync.Mutex
 	informers map[reflect.Type]cache.SharedIndexInformer
 	started   map[reflect.Type]bool
-	wg        sync.WaitGroup
 }
 
 // NewInformers returns the shared informers of set's resources.
@@ -62,7 +61,7 @@ func (f *Informers) Start(ctx context.Context) {
 			continue
 		}
 		f.started[typ] = true
-		f.wg.Go(func() { inf.RunWithContext(ctx) })
+		go inf.RunWithContext(ctx)
 	}
 }
 
