@@ -70,6 +70,9 @@ type Config struct {
 	Authorization authorization.Config
 	// Audit is the --audit-* configuration.
 	Audit AuditConfig
+	// Admission is the admission chain: --enable-admission-plugins,
+	// --disable-admission-plugins, --admission-control-config-file.
+	Admission AdmissionConfig
 
 	// ServiceAccounts configures service-account tokens.
 	ServiceAccounts ServiceAccountConfig

@@ -20,12 +20,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	corelisters "k8s.io/client-go/listers/core/v1"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
-	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/authentication/cafile"
@@ -201,7 +198,17 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	reloadCtx, stopReload := context.WithCancel(context.Background())
 	s.closers = append(s.closers, func() error { stopReload(); return nil })
 	go authz.Run(reloadCtx)
-	admit := buildAdmission(loopbackClients, sharedInformers)
+	admissionMetrics := admission.NewMetrics()
+	metricsRegistry.MustRegister(admissionMetrics)
+	admit, err := buildAdmission(c.Admission, &admissionDeps{
+		clients:    loopbackClients,
+		informers:  sharedInformers,
+		authorizer: authz,
+		features:   c.FeatureGates,
+	}, admissionMetrics, log.With("component", "admission"))
+	if err != nil {
+		return nil, fmt.Errorf("admission: %w", err)
+	}
 
 	disc := discovery.NewRegistry()
 	openAPIService := openapi.NewService(openapi.Config{
@@ -343,21 +350,6 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	}
 	s.prepared = prepared
 	return s, nil
-}
-
-// buildAdmission is the admission chain every server of the delegation
-// chain runs: NamespaceLifecycle, reading namespaces from the informers
-// and, when the cache cannot tell, through the loopback client.
-func buildAdmission(clients *client.Set, informers *client.Informers) admission.Interface {
-	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](informers, "namespaces")
-	return admission.Chain{
-		lifecycle.New(lifecycle.Config{
-			Lister:    corelisters.NewNamespaceLister(namespaces.GetIndexer()),
-			HasSynced: namespaces.HasSynced,
-			Live:      client.For[*corev1.Namespace, *corev1.NamespaceList](clients, "namespaces", ""),
-			Immortal:  []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic},
-		}),
-	}
 }
 
 // Run serves until ctx is done, then shuts down and releases everything

@@ -49,6 +49,7 @@ type Options struct {
 	// --authentication-token-webhook-* flags.
 	Authentication app.AuthenticationConfig
 	Audit          AuditOptions
+	Admission      app.AdmissionConfig
 
 	// Service-account and bootstrap tokens.
 	ServiceAccountIssuers               []string
@@ -205,6 +206,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		FeatureGates:                 featureGates,
 		Profiling:                    o.Profiling,
 		Audit:                        o.Audit.AuditConfig,
+		Admission:                    o.Admission,
 		Logger:                       log,
 	}
 	// A dual-stack cluster's second range, of the other family.
@@ -219,8 +221,6 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 // them), without acting on them yet. Each is listed in --help.
 var ignoredFlags = []struct{ name, usage string }{
 	{"allow-privileged", "If true, allow privileged containers. [default=false]"},
-	{"disable-admission-plugins", "admission plugins that should be disabled although they are in the default enabled plugins list."},
-	{"enable-admission-plugins", "admission plugins that should be enabled in addition to default enabled ones."},
 	{"enable-priority-and-fairness", "If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness"},
 	{"proxy-client-cert-file", "Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request."},
 	{"proxy-client-key-file", "Private key for the client certificate used to prove the identity of the aggregator."},
@@ -317,6 +317,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "number for the log level verbosity")
 
 	o.Audit.AddFlags(fs)
+	addAdmissionFlags(fs, &o.Admission)
 
 	for _, f := range ignoredFlags {
 		v := new(string)
@@ -330,6 +331,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 func (o *Options) Validate() []error {
 	var errs []error
 	errs = append(errs, o.Audit.Validate()...)
+	errs = append(errs, o.Admission.Validate()...)
 	if o.SecurePort < 1 || o.SecurePort > 65535 {
 		errs = append(errs, fmt.Errorf("--secure-port %d must be between 1 and 65535, inclusive. It cannot be turned off with 0", o.SecurePort))
 	}

@@ -117,6 +117,10 @@ type Options struct {
 	// EndpointReconcileInterval is how often the server refreshes its
 	// lease in the kubernetes endpoints and repairs them; 0 means 10s.
 	EndpointReconcileInterval time.Duration
+	// Admission sets --enable-admission-plugins,
+	// --disable-admission-plugins and --admission-control-config-file;
+	// the zero value runs kube-apiserver's default plugins.
+	Admission app.AdmissionConfig
 }
 
 // config is the typed configuration of a test server.
@@ -164,6 +168,7 @@ func (opts Options) config() *app.Config {
 	}
 	c.AdvertiseAddress = opts.AdvertiseAddress
 	c.EndpointReconcileInterval = opts.EndpointReconcileInterval
+	c.Admission = opts.Admission
 	c.Logger = slog.New(slog.DiscardHandler)
 	if opts.Log != nil {
 		c.Logger = slog.New(slog.NewTextHandler(opts.Log, nil))

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kapi-dev/kapi/pkg/app"
 	"github.com/kapi-dev/kapi/pkg/testserver"
 )
 
@@ -29,7 +30,29 @@ const oracleEnv = "KAPI_CORPUS_ORACLE"
 // answers recorded instead; -run 'TestCorpus/<group>/<resource>' picks
 // the cases.
 func TestCorpus(t *testing.T) {
-	runCorpus(t, "testdata", testserver.Options{}, nil)
+	runCorpus(t, "testdata", testserver.Options{Admission: corpusAdmission()}, nil)
+}
+
+// corpusAdmission is the admission of the corpus's kapi and of the
+// kube-apiserver it is recorded from (README.md): every default plugin
+// but NamespaceLifecycle is off, so that the cases record what the
+// resources themselves do.
+func corpusAdmission() app.AdmissionConfig {
+	var off []string
+	for _, name := range app.DefaultAdmissionPlugins() {
+		if name != "NamespaceLifecycle" {
+			off = append(off, name)
+		}
+	}
+	return app.AdmissionConfig{Disable: off}
+}
+
+// The cases of testdata-admission answer on a kapi with kube-apiserver's
+// default admission plugins as they did on a kube-apiserver 1.37.1 with
+// its defaults (the shared oracle): what the plugins add to and refuse of
+// each write. Recorded from a kube-apiserver with no admission flags.
+func TestAdmissionCorpus(t *testing.T) {
+	runCorpus(t, "testdata-admission", testserver.Options{}, nil)
 }
 
 // dualStackRanges are the --service-cluster-ip-range of the dual-stack
@@ -50,7 +73,7 @@ func TestDualStackCorpus(t *testing.T) {
 		}
 		ranges = append(ranges, r)
 	}
-	runCorpus(t, "testdata-dualstack", testserver.Options{ServiceClusterIPRanges: ranges}, func(t *testing.T, s Server) {
+	runCorpus(t, "testdata-dualstack", testserver.Options{ServiceClusterIPRanges: ranges, Admission: corpusAdmission()}, func(t *testing.T, s Server) {
 		checkServiceCIDRs(t, s, dualStackRanges)
 	})
 }

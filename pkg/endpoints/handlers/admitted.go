@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
@@ -16,10 +17,10 @@ import (
 // with the current object as the old one: admission sees the same state
 // the storage write is conditioned on.
 type admittedUpdate struct {
-	scope  *RequestScope
-	name   string
-	dryRun bool
-	next   rest.UpdatedObjectInfo
+	scope *RequestScope
+	name  string
+	opts  writeOptions
+	next  rest.UpdatedObjectInfo
 }
 
 func (u *admittedUpdate) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
@@ -36,15 +37,32 @@ func (u *admittedUpdate) UpdatedObject(ctx context.Context, old runtime.Object) 
 	if err := rest.CheckNameMatches(obj, u.name); err != nil {
 		return nil, err
 	}
-	op := admission.Update
+	op, opts := admission.Update, runtime.Object(u.opts.update)
 	if old == nil {
-		op = admission.Create
+		op, opts = admission.Create, u.opts.create
 	}
-	if err := u.scope.admitWrite(ctx, u.scope.admissionAttributes(ctx, u.name, op, obj, old, u.dryRun)); err != nil {
+	if err := u.scope.admitWrite(ctx, u.scope.admissionAttributes(ctx, u.name, op, obj, old, opts, u.opts.dryRun())); err != nil {
 		return nil, err
 	}
 	return obj, nil
 }
+
+// writeOptions are the options admission sees of a write that may create
+// its object or update it (a PUT, a PATCH): kube-apiserver hands
+// admission the CreateOptions or the UpdateOptions the write amounts to.
+type writeOptions struct {
+	create *metav1.CreateOptions
+	update *metav1.UpdateOptions
+}
+
+func updateWriteOptions(o *metav1.UpdateOptions) writeOptions {
+	o.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("UpdateOptions"))
+	c := &metav1.CreateOptions{DryRun: o.DryRun, FieldManager: o.FieldManager, FieldValidation: o.FieldValidation}
+	c.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("CreateOptions"))
+	return writeOptions{create: c, update: o}
+}
+
+func (o writeOptions) dryRun() bool { return len(o.update.DryRun) > 0 }
 
 // negotiationInputForOptions picks the decoder of an options body (a
 // DeleteOptions sent with DELETE).

@@ -51,7 +51,7 @@ func createRequest(tb testing.TB, level auditcontext.Level, audited bool) *http.
 // should cost what an unaudited create costs; Request and
 // RequestResponse pay for encoding the objects.
 func BenchmarkCreateAudit(b *testing.B) {
-	h := CreateResource(echoCreater{}, configMapScope(admission.Chain{}))
+	h := CreateResource(echoCreater{}, configMapScope(admission.NewChain(nil)))
 	for _, bc := range []struct {
 		name    string
 		level   auditcontext.Level
@@ -80,7 +80,7 @@ func BenchmarkCreateAudit(b *testing.B) {
 // as the client sent it (at Request) and as answered (at
 // RequestResponse), and its name at every level.
 func TestCreateRecordsForAudit(t *testing.T) {
-	h := CreateResource(echoCreater{}, configMapScope(admission.Chain{}))
+	h := CreateResource(echoCreater{}, configMapScope(admission.NewChain(nil)))
 	for _, level := range []auditcontext.Level{auditcontext.LevelMetadata, auditcontext.LevelRequest, auditcontext.LevelRequestResponse} {
 		r := createRequest(t, level, true)
 		w := httptest.NewRecorder()

@@ -43,7 +43,7 @@ func ConnectResource(connecter rest.Connecter, s *RequestScope) http.HandlerFunc
 			return
 		}
 		if s.Admission != nil {
-			a := s.admissionAttributes(ctx, name, admission.Connect, opts, nil, false)
+			a := s.admissionAttributes(ctx, name, admission.Connect, opts, nil, nil, false)
 			if err := s.Admission.Admit(ctx, a); err != nil {
 				s.writeError(w, r, err)
 				return

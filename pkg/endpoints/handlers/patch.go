@@ -78,9 +78,10 @@ func PatchResource(patcher rest.Patcher, s *RequestScope, supportsStrategicMerge
 			next = &trackedUpdate{scope: s, manager: fieldmanager.ManagerName(opts.FieldManager, r.UserAgent()),
 				next: &patchedObject{scope: s, name: name, patchType: pt, patch: patch, validation: validation, maxCopyBytes: s.maxRequestBodyBytes()}}
 		}
-		info := &admittedUpdate{scope: s, name: name, dryRun: dryRun, next: next}
 		updateOpts := &metav1.UpdateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation}
-		out, created, err := patcher.Update(ctx, name, info, s.validateCreate(name, dryRun), s.validateUpdate(name, dryRun), forceAllowCreate, updateOpts)
+		wo := updateWriteOptions(updateOpts)
+		info := &admittedUpdate{scope: s, name: name, opts: wo, next: next}
+		out, created, err := patcher.Update(ctx, name, info, s.validateCreate(name, wo.create, dryRun), s.validateUpdate(name, wo.update, dryRun), forceAllowCreate, updateOpts)
 		return out, createdOrOK(created), err
 	})
 }

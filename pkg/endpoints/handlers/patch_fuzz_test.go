@@ -113,7 +113,7 @@ func patchObject(ctx context.Context, s *RequestScope, pt types.PatchType, name 
 		next = &trackedUpdate{scope: s, manager: "fuzz",
 			next: &patchedObject{scope: s, patchType: pt, patch: body, validation: validation, maxCopyBytes: s.maxRequestBodyBytes()}}
 	}
-	info := &admittedUpdate{scope: s, name: name, next: next}
+	info := &admittedUpdate{scope: s, name: name, opts: updateWriteOptions(&metav1.UpdateOptions{}), next: next}
 	return info.UpdatedObject(ctx, old)
 }
 

@@ -191,10 +191,11 @@ func CreateResource(creater rest.Creater, s *RequestScope) http.HandlerFunc {
 			return nil, 0, err
 		}
 		dryRun := len(opts.DryRun) > 0
-		if err := s.admitWrite(ctx, s.admissionAttributes(ctx, name, admission.Create, obj, nil, dryRun)); err != nil {
+		opts.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("CreateOptions"))
+		if err := s.admitWrite(ctx, s.admissionAttributes(ctx, name, admission.Create, obj, nil, opts, dryRun)); err != nil {
 			return nil, 0, err
 		}
-		out, err := creater.Create(ctx, obj, s.validateCreate(name, dryRun), opts)
+		out, err := creater.Create(ctx, obj, s.validateCreate(name, opts, dryRun), opts)
 		return out, http.StatusCreated, err
 	})
 }
@@ -212,8 +213,9 @@ func UpdateResource(updater rest.Updater, s *RequestScope) http.HandlerFunc {
 		}
 		dryRun := len(opts.DryRun) > 0
 		tracked := &trackedUpdate{scope: s, manager: fieldmanager.ManagerName(opts.FieldManager, r.UserAgent()), next: rest.DefaultUpdatedObjectInfo(obj)}
-		info := &admittedUpdate{scope: s, name: name, dryRun: dryRun, next: tracked}
-		out, created, err := updater.Update(ctx, name, info, s.validateCreate(name, dryRun), s.validateUpdate(name, dryRun), false, opts)
+		wo := updateWriteOptions(opts)
+		info := &admittedUpdate{scope: s, name: name, opts: wo, next: tracked}
+		out, created, err := updater.Update(ctx, name, info, s.validateCreate(name, wo.create, dryRun), s.validateUpdate(name, wo.update, dryRun), false, opts)
 		return out, createdOrOK(created), err
 	})
 }
@@ -233,7 +235,7 @@ func DeleteResource(deleter rest.GracefulDeleter, s *RequestScope) http.HandlerF
 		if err != nil {
 			return nil, 0, err
 		}
-		out, deleted, err := deleter.Delete(ctx, name, s.validateDelete(name, len(opts.DryRun) > 0), opts)
+		out, deleted, err := deleter.Delete(ctx, name, s.validateDelete(name, opts), opts)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -262,7 +264,7 @@ func DeleteCollection(deleter rest.CollectionDeleter, s *RequestScope) http.Hand
 		if err != nil {
 			return nil, 0, err
 		}
-		out, err := deleter.DeleteCollection(ctx, s.validateDelete("", len(opts.DryRun) > 0), opts, listOpts)
+		out, err := deleter.DeleteCollection(ctx, s.validateDelete("", opts), opts, listOpts)
 		return out, http.StatusOK, err
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -111,7 +112,7 @@ func (s *RequestScope) toHub(obj runtime.Object) (runtime.Object, error) {
 }
 
 // admissionAttributes describes a write to admission plugins.
-func (s *RequestScope) admissionAttributes(ctx context.Context, name string, op admission.Operation, obj, old runtime.Object, dryRun bool) *admission.Attributes {
+func (s *RequestScope) admissionAttributes(ctx context.Context, name string, op admission.Operation, obj, old runtime.Object, opts runtime.Object, dryRun bool) *admission.Attributes {
 	u, _ := request.UserFrom(ctx)
 	return &admission.Attributes{
 		Name:        name,
@@ -122,8 +123,15 @@ func (s *RequestScope) admissionAttributes(ctx context.Context, name string, op 
 		Operation:   op,
 		Object:      obj,
 		OldObject:   old,
+		Options:     opts,
 		DryRun:      dryRun,
 		User:        u,
+		Objects: admission.ObjectInterfaces{
+			Creater:   s.Creater,
+			Convertor: s.Convertor,
+			Defaulter: s.Defaulter,
+			Typer:     s.Typer,
+		},
 	}
 }
 
@@ -135,31 +143,46 @@ func (s *RequestScope) admit(ctx context.Context, a *admission.Attributes) error
 	return s.Admission.Admit(ctx, a)
 }
 
-// validatingAdmission returns the create check that runs validating
-// admission after the strategy validated the object.
-func (s *RequestScope) validateCreate(name string, dryRun bool) rest.ValidateObjectFunc {
+// validateCreate returns the create check that runs validating admission
+// after the strategy validated the object. A name the server generated
+// is known by then, and admission sees it.
+func (s *RequestScope) validateCreate(name string, opts runtime.Object, dryRun bool) rest.ValidateObjectFunc {
 	if s.Admission == nil {
 		return nil
 	}
 	return func(ctx context.Context, obj runtime.Object) error {
-		return s.Admission.Validate(ctx, s.admissionAttributes(ctx, name, admission.Create, obj, nil, dryRun))
+		name := name
+		if m, err := meta.Accessor(obj); err == nil && name == "" {
+			name = m.GetName()
+		}
+		return s.Admission.Validate(ctx, s.admissionAttributes(ctx, name, admission.Create, obj, nil, opts, dryRun))
 	}
 }
 
-func (s *RequestScope) validateUpdate(name string, dryRun bool) rest.ValidateObjectUpdateFunc {
+func (s *RequestScope) validateUpdate(name string, opts runtime.Object, dryRun bool) rest.ValidateObjectUpdateFunc {
 	if s.Admission == nil {
 		return nil
 	}
 	return func(ctx context.Context, obj, old runtime.Object) error {
-		return s.Admission.Validate(ctx, s.admissionAttributes(ctx, name, admission.Update, obj, old, dryRun))
+		return s.Admission.Validate(ctx, s.admissionAttributes(ctx, name, admission.Update, obj, old, opts, dryRun))
 	}
 }
 
-func (s *RequestScope) validateDelete(name string, dryRun bool) rest.ValidateObjectFunc {
+// validateDelete returns the check the storage runs on the object it is
+// about to delete: both phases of admission, as kube-apiserver runs them
+// for a delete, on a copy of the object (a mutating plugin can change
+// nothing that is stored). A delete of a collection admits each object
+// with an empty name, as kube-apiserver does.
+func (s *RequestScope) validateDelete(name string, opts *metav1.DeleteOptions) rest.ValidateObjectFunc {
 	if s.Admission == nil {
 		return nil
 	}
+	dryRun := len(opts.DryRun) > 0
 	return func(ctx context.Context, obj runtime.Object) error {
-		return s.Admission.Validate(ctx, s.admissionAttributes(ctx, name, admission.Delete, nil, obj, dryRun))
+		a := s.admissionAttributes(ctx, name, admission.Delete, nil, obj.DeepCopyObject(), opts, dryRun)
+		if err := s.Admission.Admit(ctx, a); err != nil {
+			return err
+		}
+		return s.Admission.Validate(ctx, a)
 	}
 }

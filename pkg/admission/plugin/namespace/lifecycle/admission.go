@@ -112,8 +112,10 @@ func New(cfg Config) *Lifecycle {
 	return l
 }
 
-// Admit changes nothing.
-func (l *Lifecycle) Admit(context.Context, *admission.Attributes) error { return nil }
+// Handles says the plugin sees creates, updates and deletes.
+func (l *Lifecycle) Handles(op admission.Operation) bool {
+	return op == admission.Create || op == admission.Update || op == admission.Delete
+}
 
 // accessReviewResources tell what a user may do in a namespace; refusing
 // them for a missing namespace would tell who may not see it whether it
@@ -122,9 +124,11 @@ var accessReviewResources = map[schema.GroupResource]bool{
 	{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"}: true,
 }
 
-// Validate rejects creates in missing or terminating namespaces and the
-// deletion of immortal ones.
-func (l *Lifecycle) Validate(ctx context.Context, a *admission.Attributes) error {
+// Admit rejects creates in missing or terminating namespaces and the
+// deletion of immortal ones. As kube-apiserver's, it runs in the mutating
+// phase (changing nothing), so a create in a missing namespace is refused
+// before the object is validated.
+func (l *Lifecycle) Admit(ctx context.Context, a *admission.Attributes) error {
 	if a.Resource.Group == "" && a.Resource.Resource == "namespaces" {
 		if a.Operation == admission.Delete && a.Subresource == "" {
 			if l.immortal[a.Name] {

@@ -90,7 +90,7 @@ func newFixture(cache, server *namespaces) *fixture {
 // waits, so that its waits take no time.
 func (f *fixture) validate(a *admission.Attributes) error {
 	done := make(chan error, 1)
-	go func() { done <- f.plugin.Validate(context.Background(), a) }()
+	go func() { done <- f.plugin.Admit(context.Background(), a) }()
 	for {
 		select {
 		case err := <-done:
