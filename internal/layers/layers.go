@@ -59,9 +59,10 @@ var Layers = []Layer{
 		{Name: "client", Prefixes: []string{"pkg/client"}},
 	}},
 	{Name: "API types and leaf libraries", Components: []Component{
-		// The CEL function library is a leaf: the validation of DRA's
-		// device selectors compiles with it too.
-		{Name: "api", Prefixes: []string{"pkg/api", "pkg/apis", "pkg/apiextensions/cel/library"}},
+		// kube-apiserver's base CEL environment and its libraries are a
+		// leaf: CRD rules, DRA's device selectors, webhooks' match
+		// conditions and admission policies all extend it.
+		{Name: "api", Prefixes: []string{"pkg/api", "pkg/apis", "pkg/cel"}},
 		{Name: "certs", Prefixes: []string{"pkg/certs"}},
 		{Name: "service-account tokens", Prefixes: []string{"pkg/serviceaccount"}},
 		{Name: "version", Prefixes: []string{"pkg/version"}},

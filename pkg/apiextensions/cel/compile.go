@@ -11,7 +11,7 @@ import (
 	"github.com/google/cel-go/checker"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-	"github.com/kapi-dev/kapi/pkg/apiextensions/cel/library"
+	"github.com/kapi-dev/kapi/pkg/cel/library"
 )
 
 // compiledRule is one x-kubernetes-validations rule, ready to evaluate.

@@ -1,12 +1,14 @@
 package cel
 
+import kapicel "github.com/kapi-dev/kapi/pkg/cel"
+
 // Limits on the cost of x-kubernetes-validations rules, as kube-apiserver
 // sets them. Costs are in CEL's abstract cost units (roughly one per
 // operation, a tenth per string character traversed).
 const (
 	// PerCallLimit bounds the runtime cost of one evaluation of one rule
 	// or message expression.
-	PerCallLimit = 1000000
+	PerCallLimit = kapicel.PerCallLimit
 	// RuntimeCELCostBudget bounds the total runtime cost of all rules
 	// evaluated to validate one custom resource write.
 	RuntimeCELCostBudget = 10000000

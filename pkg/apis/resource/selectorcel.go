@@ -11,7 +11,8 @@ import (
 	"github.com/google/cel-go/ext"
 	resourcev1 "k8s.io/api/resource/v1"
 
-	"github.com/kapi-dev/kapi/pkg/apiextensions/cel/library"
+	kapicel "github.com/kapi-dev/kapi/pkg/cel"
+	"github.com/kapi-dev/kapi/pkg/cel/library"
 )
 
 // A device selector is a CEL expression over one variable, device, whose
@@ -51,7 +52,7 @@ var (
 
 // selectorEnv is built once: an environment is expensive and immutable.
 var selectorEnv = sync.OnceValues(func() (*cel.Env, error) {
-	base, err := cel.NewEnv(selectorBaseOptions()...)
+	base, err := cel.NewEnv(kapicel.CompileOptions(kapicel.NewExpressions)...)
 	if err != nil {
 		return nil, err
 	}
@@ -61,38 +62,6 @@ var selectorEnv = sync.OnceValues(func() (*cel.Env, error) {
 		cel.Variable(deviceVar, cel.ObjectType(deviceObject)),
 	)
 })
-
-// selectorBaseOptions are the libraries and settings of kube-apiserver's
-// base environment for new expressions (compatibility version 1.36), in
-// its order.
-func selectorBaseOptions() []cel.EnvOption {
-	return []cel.EnvOption{
-		cel.HomogeneousAggregateLiterals(),
-		cel.EagerlyValidateDeclarations(true),
-		cel.DefaultUTCTimeZone(true),
-		library.URLs(),
-		library.Regex(),
-		cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)),
-		library.Lists(0),
-		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
-		library.Quantities(),
-		cel.ASTValidators(
-			cel.ValidateDurationLiterals(),
-			cel.ValidateTimestampLiterals(),
-			cel.ValidateRegexLiterals(),
-			cel.ValidateHomogeneousAggregateLiterals(),
-		),
-		ext.Strings(ext.StringsVersion(2)),
-		ext.Sets(),
-		library.IPs(),
-		library.CIDRs(),
-		library.Formats(),
-		ext.TwoVarComprehensions(),
-		library.Semvers(1),
-		ext.Lists(ext.ListsVersion(3)),
-	}
-}
 
 // deviceTypes adds the device object to the environment's types.
 type deviceTypes struct {
