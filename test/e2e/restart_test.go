@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -241,5 +242,31 @@ func createConfigMaps(ctx context.Context, t *testing.T, c kubernetes.Interface,
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
+	}
+}
+
+// TestARestartDoesNotRecreateTheSystemNamespaces: on a restart the system
+// namespaces are there already, and kapi sees that before it writes: no
+// create of a namespace is refused as a conflict, as none is on
+// kube-apiserver, which checks its informer first.
+func TestARestartDoesNotRecreateTheSystemNamespaces(t *testing.T) {
+	dir := t.TempDir()
+	s1 := testserver.Start(t, testserver.Options{DataDir: dir})
+	if err := s1.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := testserver.Start(t, testserver.Options{DataDir: dir, Address: s1.Address})
+	client, err := kubernetes.NewForConfig(s2.ClientConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "apiserver_request_total{") && strings.Contains(line, `resource="namespaces"`) && strings.Contains(line, `verb="POST"`) {
+			t.Errorf("the restarted server created namespaces: %s", line)
+		}
 	}
 }
