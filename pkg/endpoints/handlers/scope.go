@@ -170,16 +170,16 @@ func (s *RequestScope) validateUpdate(name string, opts runtime.Object, dryRun b
 
 // validateDelete returns the check the storage runs on the object it is
 // about to delete: both phases of admission, as kube-apiserver runs them
-// for a delete, on a copy of the object (a mutating plugin can change
-// nothing that is stored). A delete of a collection admits each object
-// with an empty name, as kube-apiserver does.
+// for a delete. The storage hands it a copy of the object, so a mutating
+// plugin changes nothing that is stored. A delete of a collection admits
+// each object with an empty name, as kube-apiserver does.
 func (s *RequestScope) validateDelete(name string, opts *metav1.DeleteOptions) rest.ValidateObjectFunc {
 	if s.Admission == nil {
 		return nil
 	}
 	dryRun := len(opts.DryRun) > 0
 	return func(ctx context.Context, obj runtime.Object) error {
-		a := s.admissionAttributes(ctx, name, admission.Delete, nil, obj.DeepCopyObject(), opts, dryRun)
+		a := s.admissionAttributes(ctx, name, admission.Delete, nil, obj, opts, dryRun)
 		if err := s.Admission.Admit(ctx, a); err != nil {
 			return err
 		}

@@ -51,7 +51,8 @@ type Watcher interface {
 }
 
 // ValidateObjectFunc is an extra check (admission) run on an object before
-// it is written.
+// it is written. A delete hands it a copy of the object it deletes, which
+// the check may change.
 type ValidateObjectFunc func(ctx context.Context, obj runtime.Object) error
 
 // ValidateObjectUpdateFunc is an extra check run on an update.
