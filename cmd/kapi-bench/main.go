@@ -14,6 +14,8 @@
 //	kapi-bench [flags] crd       CustomResourceDefinitions: time until
 //	                             served, restart and discovery with many
 //	                             installed, custom resource throughput
+//	kapi-bench [flags] admission pod creates through admission: the
+//	                             server's plugins, webhooks, policies
 //	kapi-bench [flags] all       startup, then api against a kapi it starts
 //
 // api, watch and biglist measure the server of --kubeconfig or, without
@@ -51,10 +53,11 @@ type options struct {
 	watch      watchOptions
 	biglist    biglistOptions
 	crd        crdOptions
+	admission  admissionOptions
 	keepWork   bool
 }
 
-const usageText = `Usage: kapi-bench [flags] startup|api|watch|biglist|crd|all
+const usageText = `Usage: kapi-bench [flags] startup|api|watch|biglist|crd|admission|all
 
   startup  start --kapi-binary --repeat times on a fresh data dir and once on an
            existing one: time to /readyz, idle RSS, SIGTERM shutdown time
@@ -70,9 +73,12 @@ const usageText = `Usage: kapi-bench [flags] startup|api|watch|biglist|crd|all
            then a restart: time to /readyz, idle RSS, discovery of /apis, one
            more CRD until discovery and OpenAPI show it; create and list of
            --n custom resources beside --n configmaps
+  admission create --pods pods with --c workers in each run's namespace, through
+           the server's admission plugins and --webhooks validating webhooks
+           served by the bench, or --policies ValidatingAdmissionPolicies
   all      startup, then api against a fresh kapi started from --kapi-binary
 
-api, watch and biglist run against --kubeconfig, or, without it, against a
+api, watch, biglist and admission run against --kubeconfig, or, without it, against a
 fresh kapi they start from --kapi-binary (and restart, for biglist).
 
 Output: "key value" lines and "#" comments on stdout; progress on stderr.
@@ -130,6 +136,7 @@ func parseFlags(args []string) (*options, error) {
 	b := &o.biglist
 	fs.DurationVar(&b.interval, "rss-interval", 5*time.Millisecond, "biglist: interval between samples of the server's VmRSS")
 	addCRDFlags(fs, &o.crd)
+	addAdmissionFlags(fs, &o.admission)
 	settle := fs.Duration("settle", 2*time.Second, "watch, biglist: pause before each fan-out and each big list, for the server to finish earlier work")
 
 	if err := fs.Parse(args); err != nil {
@@ -137,7 +144,7 @@ func parseFlags(args []string) (*options, error) {
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return nil, errors.New("exactly one mode is needed: startup, api, watch, biglist, crd or all")
+		return nil, errors.New("exactly one mode is needed: startup, api, watch, biglist, crd, admission or all")
 	}
 	o.mode = fs.Arg(0)
 	s.repeat, a.repeat = *repeat, *repeat
@@ -149,7 +156,7 @@ func parseFlags(args []string) (*options, error) {
 		if s.binary == "" {
 			return nil, fmt.Errorf("%s needs --kapi-binary", o.mode)
 		}
-	case "api", "watch", "biglist":
+	case "api", "watch", "biglist", "admission":
 		if a.kubeconfig == "" && s.binary == "" {
 			return nil, fmt.Errorf("%s needs --kubeconfig, or --kapi-binary to start a kapi of its own", o.mode)
 		}
@@ -236,7 +243,7 @@ func main() {
 
 // run dispatches to the suites of o.mode.
 func run(ctx context.Context, o *options, p *printer) error {
-	serverMode := o.mode == "api" || o.mode == "watch" || o.mode == "biglist"
+	serverMode := o.mode == "api" || o.mode == "watch" || o.mode == "biglist" || o.mode == "admission"
 	if serverMode && o.api.kubeconfig != "" {
 		return runServerSuite(ctx, o, p)
 	}
@@ -278,6 +285,8 @@ func runServerSuite(ctx context.Context, o *options, p *printer) error {
 		return runWatch(ctx, o.api, o.watch, p)
 	case "biglist":
 		return runBiglist(ctx, o.api, o.biglist, p)
+	case "admission":
+		return runAdmission(ctx, o.api, o.admission, p)
 	default:
 		return runAPI(ctx, o.api, p)
 	}
