@@ -26,7 +26,9 @@ const (
 
 // validateNamespace refuses labels that cannot be read, and, when an
 // update makes the enforce level stricter, warns of the existing pods
-// that violate it.
+// that violate it. An exempt namespace is warned that its labels are
+// ignored (kube-apiserver's attributes name a namespace's own namespace
+// after it; kapi's leave it empty, as for every cluster-scoped resource).
 func (p *Plugin) validateNamespace(ctx context.Context, a *admission.Attributes) outcome {
 	if a.Subresource != "" {
 		return outcome{}
@@ -41,7 +43,7 @@ func (p *Plugin) validateNamespace(ctx context.Context, a *admission.Attributes)
 		if len(newErrs) > 0 {
 			return outcome{err: apierrors.NewInvalid(a.Kind.GroupKind(), a.Name, newErrs)}
 		}
-		if p.exemptNamespace(a.Namespace) {
+		if p.exemptNamespace(ns.Name) {
 			return p.exemptNamespaceWarning(ns, newPolicy)
 		}
 		return outcome{}
@@ -62,7 +64,7 @@ func (p *Plugin) validateNamespace(ctx context.Context, a *admission.Attributes)
 			newPolicy.Enforce.Version == oldPolicy.Enforce.Version && policy.CompareLevels(newPolicy.Enforce.Level, oldPolicy.Enforce.Level) < 1:
 			return outcome{}
 		}
-		if p.exemptNamespace(a.Namespace) {
+		if p.exemptNamespace(ns.Name) {
 			return p.exemptNamespaceWarning(ns, newPolicy)
 		}
 		return outcome{warnings: p.checkExistingPods(ctx, ns.Name, newPolicy.Enforce)}
