@@ -220,15 +220,16 @@ func buildPodSecurity(d *admissionDeps, config []byte) (admission.Plugin, error)
 	}
 	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
 	pods := client.InformerFor[*corev1.Pod, *corev1.PodList](d.informers, "pods")
+	live := client.For[*corev1.Namespace, *corev1.NamespaceList](d.clients, "namespaces", "")
 	metrics := podsecurity.NewMetrics()
 	if d.metrics != nil {
 		d.metrics.MustRegister(metrics)
 	}
 	return podsecurity.New(podsecurity.Config{
 		Configuration: cfg,
-		Namespaces: podsecurity.NamespacesFrom(corelisters.NewNamespaceLister(namespaces.GetIndexer()),
-			client.For[*corev1.Namespace, *corev1.NamespaceList](d.clients, "namespaces", "")),
-		Pods:    podsecurity.PodsFrom(corelisters.NewPodLister(pods.GetIndexer())),
-		Metrics: metrics,
+		Namespaces:    podsecurity.NamespacesFrom(corelisters.NewNamespaceLister(namespaces.GetIndexer()), live),
+		Live:          podsecurity.LiveFrom(live),
+		Pods:          podsecurity.PodsFrom(corelisters.NewPodLister(pods.GetIndexer())),
+		Metrics:       metrics,
 	})
 }

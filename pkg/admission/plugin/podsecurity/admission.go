@@ -19,6 +19,7 @@ package podsecurity
 import (
 	"context"
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -26,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
@@ -61,8 +63,13 @@ type Config struct {
 	// Configuration is the PodSecurityConfiguration; nil is the
 	// defaults (LoadConfiguration(nil)).
 	Configuration *Configuration
-	Namespaces    NamespaceGetter
-	Pods          PodLister
+	// Namespaces reads namespaces from the informer's cache (then the
+	// server, for those it does not have); Live reads them from the
+	// server, for a while after the plugin admitted a change of one (nil:
+	// never).
+	Namespaces NamespaceGetter
+	Live       NamespaceGetter
+	Pods       PodLister
 	// Metrics count evaluations, exemptions and errors; nil counts
 	// nothing.
 	Metrics *Metrics
@@ -75,6 +82,8 @@ type Plugin struct {
 	defaults       policy.Policy
 	evaluator      *policy.Evaluator
 	namespaces     NamespaceGetter
+	live           NamespaceGetter
+	recent         *utilcache.LRUExpireCache
 	pods           PodLister
 	metrics        *Metrics
 	maxPodsToCheck int
@@ -100,6 +109,8 @@ func New(c Config) (*Plugin, error) {
 		defaults:       defaults,
 		evaluator:      policy.NewEvaluator(),
 		namespaces:     c.Namespaces,
+		live:           c.Live,
+		recent:         utilcache.NewLRUExpireCache(recentNamespaces),
 		pods:           c.Pods,
 		metrics:        c.Metrics,
 		maxPodsToCheck: maxPodsToCheck,
@@ -175,7 +186,7 @@ func (p *Plugin) validatePod(ctx context.Context, a *admission.Attributes) outco
 	if o, ok := p.exemptRequest(a); ok {
 		return o
 	}
-	ns, err := p.namespaces.GetNamespace(ctx, a.Namespace)
+	ns, err := p.namespace(ctx, a.Namespace)
 	if err != nil {
 		p.metrics.error(true, a)
 		status := apierrors.NewInternalError(fmt.Errorf("failed to lookup namespace %q", a.Namespace))
@@ -209,6 +220,29 @@ func decodeError(msg string) outcome {
 	return outcome{err: status, annotations: map[string]string{annotationError: msg}}
 }
 
+// How long, and for how many namespaces, the plugin reads a namespace
+// from the server after it admitted a change of its labels.
+const (
+	recentNamespaceTTL = 10 * time.Second
+	recentNamespaces   = 1024
+)
+
+// namespace reads the namespace of a pod or workload. The informer's
+// cache may not have caught up yet with a change of the namespace's
+// labels made just before (kapi's informers run over the loopback
+// client, a watch event behind the write): for a while after the plugin
+// admitted a change of a namespace, the namespace is read from the
+// server, so that a pod created right after its namespace was labelled
+// is checked against the new labels, as it would be on kube-apiserver.
+func (p *Plugin) namespace(ctx context.Context, name string) (*corev1.Namespace, error) {
+	if p.live != nil {
+		if _, ok := p.recent.Get(name); ok {
+			return p.live.GetNamespace(ctx, name)
+		}
+	}
+	return p.namespaces.GetNamespace(ctx, name)
+}
+
 // validateTemplate warns and audits about the pod template of a
 // workload; it never refuses.
 func (p *Plugin) validateTemplate(ctx context.Context, a *admission.Attributes) outcome {
@@ -218,7 +252,7 @@ func (p *Plugin) validateTemplate(ctx context.Context, a *admission.Attributes) 
 	if o, ok := p.exemptRequest(a); ok {
 		return o
 	}
-	ns, err := p.namespaces.GetNamespace(ctx, a.Namespace)
+	ns, err := p.namespace(ctx, a.Namespace)
 	if err != nil {
 		p.metrics.error(true, a)
 		return outcome{annotations: map[string]string{annotationError: fmt.Sprintf("failed to lookup namespace %q: %v", a.Namespace, err)}}
@@ -317,7 +351,7 @@ func (p *Plugin) evaluate(a *admission.Attributes, nsPolicy policy.Policy, nsErr
 	if enforce {
 		o.annotations[annotationEnforcePolicy] = nsPolicy.Enforce.String()
 		if v := verdict(nsPolicy.Enforce); !v.Allowed() {
-			o.err = apierrors.NewForbidden(a.Resource.GroupResource(), a.Name,
+			o.err = apierrors.NewForbidden(a.Resource.GroupResource(), objectName(a, meta),
 				fmt.Errorf("violates PodSecurity %q: %s", nsPolicy.Enforce.String(), v.Detail()))
 			p.metrics.evaluation(deny, nsPolicy.Enforce, modeEnforce, a)
 		} else {
@@ -371,4 +405,13 @@ func significantUpdate(pod, old *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// objectName names the object of a write in a refusal: by the time the
+// validating plugins run, a generated name has been made.
+func objectName(a *admission.Attributes, meta *metav1.ObjectMeta) string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return meta.Name
 }

@@ -43,3 +43,12 @@ type pods struct{ cache corelisters.PodLister }
 func (p pods) ListPods(_ context.Context, namespace string) ([]*corev1.Pod, error) {
 	return p.cache.Pods(namespace).List(labels.Everything())
 }
+
+// LiveFrom reads namespaces from the server.
+func LiveFrom(live LiveNamespaces) NamespaceGetter { return liveNamespaces{live} }
+
+type liveNamespaces struct{ live LiveNamespaces }
+
+func (n liveNamespaces) GetNamespace(ctx context.Context, name string) (*corev1.Namespace, error) {
+	return n.live.Get(ctx, name, metav1.GetOptions{})
+}

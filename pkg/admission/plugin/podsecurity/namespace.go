@@ -38,6 +38,9 @@ func (p *Plugin) validateNamespace(ctx context.Context, a *admission.Attributes)
 		return decodeError("failed to decode namespace")
 	}
 	newPolicy, newErrs := policy.FromLabels(ns.Labels, p.defaults)
+	if !a.DryRun {
+		p.recent.Add(ns.Name, true, recentNamespaceTTL)
+	}
 	switch a.Operation {
 	case admission.Create:
 		if len(newErrs) > 0 {
