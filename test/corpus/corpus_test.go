@@ -55,34 +55,6 @@ func TestAdmissionCorpus(t *testing.T) {
 	runCorpus(t, "testdata-admission", testserver.Options{}, nil)
 }
 
-// podSecurityConfigAdmission is the admission of TestPodSecurityConfigCorpus,
-// on kapi and on the kube-apiserver it is recorded from: of the default
-// plugins only NamespaceLifecycle and PodSecurity, the latter configured
-// by podsecurity-admission-config.yaml, so that what the cases
-// show is PodSecurity's alone.
-func podSecurityConfigAdmission() app.AdmissionConfig {
-	var off []string
-	for _, name := range app.DefaultAdmissionPlugins() {
-		if name != "NamespaceLifecycle" && name != "PodSecurity" {
-			off = append(off, name)
-		}
-	}
-	return app.AdmissionConfig{Disable: off, ConfigFile: "podsecurity-admission-config.yaml"}
-}
-
-// The cases of testdata-podsecurity answer on a kapi whose PodSecurity
-// has defaults and exemptions (podSecurityConfigAdmission) as they did
-// on a kube-apiserver 1.37.1 started with the same flags:
-//
-//	--disable-admission-plugins=<every default but NamespaceLifecycle and PodSecurity>
-//	--admission-control-config-file=<abs path>/test/corpus/podsecurity-admission-config.yaml
-//
-// Its name does not start with TestCorpus, so that recording the
-// registry corpus never touches it.
-func TestPodSecurityConfigCorpus(t *testing.T) {
-	runCorpus(t, "testdata-podsecurity", testserver.Options{Admission: podSecurityConfigAdmission()}, nil)
-}
-
 // dualStackRanges are the --service-cluster-ip-range of the dual-stack
 // corpus, on kapi and on the kube-apiserver it is recorded from.
 const dualStackRanges = "10.0.0.0/24,fd00:10:96::/112"

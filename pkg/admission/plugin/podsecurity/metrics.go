@@ -20,7 +20,7 @@ type Metrics struct {
 
 // NewMetrics makes the plugin's counters.
 func NewMetrics() *Metrics {
-	return &Metrics{
+	m := &Metrics{
 		evaluations: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pod_security_evaluations_total",
 			Help: "[ALPHA] Number of policy evaluations that occurred, not counting ignored or exempt requests.",
@@ -34,6 +34,14 @@ func NewMetrics() *Metrics {
 			Help: "[ALPHA] Number of errors preventing normal evaluation. Non-fatal errors may result in the latest restricted profile being used for evaluation.",
 		}, []string{"fatal", "request_operation", "resource", "subresource"}),
 	}
+	// kube-apiserver creates the series of its commonest requests up
+	// front, so they show (as 0) before any request.
+	for _, op := range []string{"create", "update"} {
+		m.evaluations.WithLabelValues(allow, string(policy.Privileged), "latest", modeEnforce, op, "pod", "")
+		m.exemptions.WithLabelValues(op, "pod", "")
+		m.exemptions.WithLabelValues(op, "controller", "")
+	}
+	return m
 }
 
 // Describe and Collect make Metrics a prometheus.Collector.
