@@ -8,9 +8,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -145,6 +148,138 @@ func podSecuritySeries(t *testing.T, s Server) map[string]float64 {
 			t.Fatalf("%q: %v", line, err)
 		}
 		out[line[:i]] = v
+	}
+	return out
+}
+
+// podSecurityAuditRecording holds the PodSecurity annotations of a
+// kube-apiserver's audit events over one run of the testdata-podsecurity
+// cases.
+const podSecurityAuditRecording = "testdata-podsecurity.audit.oracle.json"
+
+// auditedRequest is one audit event of the corpus's requests: the
+// request, and the annotations PodSecurity added to it.
+type auditedRequest struct {
+	Verb        string            `json:"verb"`
+	URI         string            `json:"uri"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+var caseNamespace = regexp.MustCompile(`c-metrics-[0-9a-f]{8}`)
+
+// The cases of testdata-podsecurity leave on kapi's audit events the
+// pod-security.kubernetes.io annotations (enforce-policy,
+// audit-violations, exempt, error) a kube-apiserver with the same flags
+// and podsecurity-audit-policy.yaml left on its own. Recording needs,
+// besides KAPI_CORPUS_ORACLE, the oracle's --audit-log-path in
+// KAPI_PODSECURITY_AUDIT_LOG.
+func TestPodSecurityAuditAnnotations(t *testing.T) {
+	oracle := os.Getenv(oracleEnv)
+	var server Server
+	var logPath string
+	var stop func() error
+	if oracle != "" {
+		server = serverFromKubeconfig(t, oracle)
+		logPath = os.Getenv("KAPI_PODSECURITY_AUDIT_LOG")
+		if logPath == "" {
+			t.Fatal("recording needs the oracle's audit log in KAPI_PODSECURITY_AUDIT_LOG")
+		}
+	} else {
+		audit := app.NewAuditConfig()
+		audit.PolicyFile = "podsecurity-audit-policy.yaml"
+		logPath = filepath.Join(t.TempDir(), "audit.log")
+		audit.Log.Path = logPath
+		s := testserver.Start(t, testserver.Options{Admission: podSecurityConfigAdmission(), Audit: &audit})
+		server = serverFromConfig(t, s.ClientConfig)
+		stop = s.Stop
+	}
+	offset := int64(0)
+	if fi, err := os.Stat(logPath); err == nil {
+		offset = fi.Size()
+	}
+	for _, path := range caseFiles(t, "testdata-podsecurity") {
+		c, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := server.Run(context.Background(), c, namespaceFor("metrics")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if stop != nil {
+		// Stopping the server flushes its audit log.
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		time.Sleep(2 * time.Second) // the oracle's log backend writes asynchronously
+	}
+	got := readAudited(t, logPath, offset)
+	if oracle != "" {
+		data, err := json.MarshalIndent(got, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(podSecurityAuditRecording, append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	data, err := os.ReadFile(podSecurityAuditRecording)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []auditedRequest
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("PodSecurity's audit annotations differ (-kube-apiserver +kapi):\n%s", diff)
+	}
+}
+
+// readAudited reads the events of the corpus's writes from an audit log,
+// from offset on.
+func readAudited(t *testing.T, path string, offset int64) []auditedRequest {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	var out []auditedRequest
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var ev struct {
+			Stage       string            `json:"stage"`
+			Verb        string            `json:"verb"`
+			RequestURI  string            `json:"requestURI"`
+			UserAgent   string            `json:"userAgent"`
+			Annotations map[string]string `json:"annotations"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.UserAgent != "corpus" || ev.Stage != "ResponseComplete" || ev.Verb == "get" || ev.Verb == "list" {
+			continue
+		}
+		r := auditedRequest{Verb: ev.Verb, URI: caseNamespace.ReplaceAllString(ev.RequestURI, "NAMESPACE")}
+		for k, v := range ev.Annotations {
+			if strings.HasPrefix(k, "pod-security.kubernetes.io/") {
+				if r.Annotations == nil {
+					r.Annotations = map[string]string{}
+				}
+				r.Annotations[k] = caseNamespace.ReplaceAllString(v, "NAMESPACE")
+			}
+		}
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
