@@ -26,14 +26,12 @@ type checkFn func(meta *metav1.ObjectMeta, spec *corev1.PodSpec) Result
 // checkVersion is a check as it is from a version on, until the check's
 // next version.
 type checkVersion struct {
-	since checkVersionNumber
+	since int
 	fn    checkFn
 	// overrides are the baseline checks this restricted check replaces
 	// at the restricted level from this version on.
 	overrides []string
 }
-
-type checkVersionNumber = int
 
 // check is one control of the standards, at one level.
 type check struct {
