@@ -6,12 +6,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/features"
@@ -40,6 +42,7 @@ type admissionDeps struct {
 	authorizer authorizer.Authorizer
 	features   features.Gates
 	configs    admission.PluginConfigs
+	metrics    interface{ MustRegister(...prometheus.Collector) }
 }
 
 // admissionPlugin is one of kube-apiserver's admission plugins.
@@ -68,7 +71,7 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: "TaintNodesByCondition", defaultOn: true},
 	{name: "AlwaysPullImages"},
 	{name: "ImagePolicyWebhook"},
-	{name: "PodSecurity", defaultOn: true},
+	{name: podsecurity.PluginName, defaultOn: true, build: buildPodSecurity},
 	{name: "PodNodeSelector"},
 	{name: "Priority", defaultOn: true},
 	{name: "DefaultTolerationSeconds", defaultOn: true},
@@ -206,4 +209,27 @@ func buildNamespaceLifecycle(d *admissionDeps, _ []byte) (admission.Plugin, erro
 		Live:      client.For[*corev1.Namespace, *corev1.NamespaceList](d.clients, "namespaces", ""),
 		Immortal:  []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic},
 	}), nil
+}
+
+// buildPodSecurity reads namespaces and pods from the informers, a
+// namespace the cache does not have through the loopback client.
+func buildPodSecurity(d *admissionDeps, config []byte) (admission.Plugin, error) {
+	cfg, err := podsecurity.LoadConfiguration(config)
+	if err != nil {
+		return nil, err
+	}
+	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
+	pods := client.InformerFor[*corev1.Pod, *corev1.PodList](d.informers, "pods")
+	live := client.For[*corev1.Namespace, *corev1.NamespaceList](d.clients, "namespaces", "")
+	metrics := podsecurity.NewMetrics()
+	if d.metrics != nil {
+		d.metrics.MustRegister(metrics)
+	}
+	return podsecurity.New(podsecurity.Config{
+		Configuration: cfg,
+		Namespaces:    podsecurity.NamespacesFrom(corelisters.NewNamespaceLister(namespaces.GetIndexer()), live),
+		Live:          podsecurity.LiveFrom(live),
+		Pods:          podsecurity.PodsFrom(corelisters.NewPodLister(pods.GetIndexer())),
+		Metrics:       metrics,
+	})
 }

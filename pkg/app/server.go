@@ -205,6 +205,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		informers:  sharedInformers,
 		authorizer: authz,
 		features:   c.FeatureGates,
+		metrics:    metricsRegistry,
 	}, admissionMetrics, log.With("component", "admission"))
 	if err != nil {
 		return nil, fmt.Errorf("admission: %w", err)

@@ -49,6 +49,9 @@ type Step struct {
 	// Body is sent as JSON; NAMESPACE in its strings is the case's
 	// namespace.
 	Body any `json:"body,omitempty"`
+	// Headers are sent besides the runner's own: Impersonate-User and
+	// Impersonate-Group send the step as another user.
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 // Ignore names a value that is not compared.
@@ -195,6 +198,9 @@ func (s Server) do(ctx context.Context, step Step, ns string) (rawResponse, erro
 		return rawResponse{}, err
 	}
 	req.Header.Set("Accept", "application/json")
+	for k, v := range step.Headers {
+		req.Header.Set(k, v)
+	}
 	// The user agent names the field manager of every write.
 	req.Header.Set("User-Agent", "corpus")
 	if body != nil {
