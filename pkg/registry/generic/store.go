@@ -321,36 +321,31 @@ func (s *Store) Watch(ctx context.Context, opts *metav1.ListOptions) (watch.Inte
 	return w, nil
 }
 
-// Create validates and stores a new object.
+// Create validates and stores a new object. An object created with a
+// generateName gets its name before it is validated and admitted, as on
+// kube-apiserver; if the name is taken, a fresh one is picked and
+// admitted again, a few times before giving up.
 func (s *Store) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
-	if err := s.beforeCreate(ctx, obj); err != nil {
+	generated, err := s.beforeCreate(ctx, obj)
+	if err != nil {
 		return nil, err
-	}
-	if createValidation != nil {
-		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
-			return nil, err
-		}
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, err
 	}
-	return s.create(ctx, obj, m, opts)
-}
-
-// create writes a validated object, picking a fresh generated name on a
-// collision.
-func (s *Store) create(ctx context.Context, obj runtime.Object, m metav1.Object, opts *metav1.CreateOptions) (runtime.Object, error) {
-	generated := m.GetGenerateName() != "" && m.GetName() == ""
-	// A generated name can collide; try a few fresh ones before giving up,
-	// as kube-apiserver does.
 	attempts := 1
 	if generated {
 		attempts = 8
 	}
 	for i := 0; ; i++ {
-		if generated {
+		if i > 0 {
 			m.SetName(s.generateName(m.GetGenerateName()))
+		}
+		if createValidation != nil {
+			if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
+				return nil, err
+			}
 		}
 		out, err := s.createOnce(ctx, obj, m.GetName(), isDryRun(opts.DryRun))
 		if err == nil || !storage.IsExist(err) || i+1 >= attempts {
@@ -386,14 +381,16 @@ func (s *Store) createOnce(ctx context.Context, obj runtime.Object, name string,
 	return out, nil
 }
 
-// beforeCreate fills in what the server owns and validates the object.
-func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object) error {
+// beforeCreate fills in what the server owns, the name of an object
+// created with a generateName included (generated says so), and
+// validates the object.
+func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object) (generated bool, err error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
-		return apierrors.NewInternalError(err)
+		return false, apierrors.NewInternalError(err)
 	}
 	if err := s.checkNamespace(ctx, m); err != nil {
-		return err
+		return false, err
 	}
 	m.SetDeletionTimestamp(nil)
 	m.SetDeletionGracePeriodSeconds(nil)
@@ -402,19 +399,18 @@ func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object) error {
 	m.SetResourceVersion("")
 	m.SetSelfLink("")
 	if m.GetName() == "" && m.GetGenerateName() != "" {
-		// Validate with a stand-in name: the real one is picked at write time.
 		m.SetName(s.generateName(m.GetGenerateName()))
-		defer m.SetName("")
+		generated = true
 	}
 	s.CreateStrategy.PrepareForCreate(ctx, obj)
 	if errs := s.CreateStrategy.Validate(ctx, obj); len(errs) > 0 {
-		return s.invalid(m.GetName(), errs)
+		return false, s.invalid(m.GetName(), errs)
 	}
 	for _, w := range s.CreateStrategy.WarningsOnCreate(ctx, obj) {
 		addWarning(ctx, w)
 	}
 	s.CreateStrategy.Canonicalize(obj)
-	return nil
+	return generated, nil
 }
 
 // checkNamespace makes the object's namespace that of the request, or
@@ -472,7 +468,7 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 				return nil, apierrors.NewNotFound(s.DefaultQualifiedResource, name)
 			}
 			created = true
-			if err := s.beforeCreate(ctx, obj); err != nil {
+			if _, err := s.beforeCreate(ctx, obj); err != nil {
 				return nil, err
 			}
 			if createValidation != nil {
