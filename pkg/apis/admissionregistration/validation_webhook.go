@@ -207,7 +207,7 @@ func validateWebhook(w *webhook, opts webhookOptions, fldPath *field.Path) field
 	allErrs = append(allErrs, validateClientConfig(w.clientConfig, fldPath.Child("clientConfig"))...)
 	if !opts.ignoreMatchConditions {
 		compile := func(expr string, p *field.Path) field.ErrorList {
-			return compileMatchCondition(expr, false, opts.storedExpressions.Has(expr), p)
+			return compileMatchCondition(expr, opts.storedExpressions.Has(expr), p)
 		}
 		allErrs = append(allErrs, validateMatchConditions(w.matchConditions, compile, fldPath.Child("matchConditions"))...)
 	}

@@ -5,7 +5,11 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/kapi-dev/kapi/pkg/registry"
+	"github.com/kapi-dev/kapi/pkg/registry/admissionregistration/mutatingadmissionpolicy"
+	"github.com/kapi-dev/kapi/pkg/registry/admissionregistration/mutatingadmissionpolicybinding"
 	"github.com/kapi-dev/kapi/pkg/registry/admissionregistration/mutatingwebhookconfiguration"
+	"github.com/kapi-dev/kapi/pkg/registry/admissionregistration/validatingadmissionpolicy"
+	"github.com/kapi-dev/kapi/pkg/registry/admissionregistration/validatingadmissionpolicybinding"
 	"github.com/kapi-dev/kapi/pkg/registry/admissionregistration/validatingwebhookconfiguration"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 )
@@ -26,6 +30,10 @@ func (StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(vers
 		v1 := g.Version("v1")
 		v1.Add(validatingwebhookconfiguration.NewStorage(opts))
 		v1.Add(mutatingwebhookconfiguration.NewStorage(opts))
+		v1.Add(validatingadmissionpolicy.NewStorage(opts))
+		v1.Add(validatingadmissionpolicybinding.NewStorage(opts))
+		v1.Add(mutatingadmissionpolicy.NewStorage(opts))
+		v1.Add(mutatingadmissionpolicybinding.NewStorage(opts))
 	}
 	return g.Result()
 }
