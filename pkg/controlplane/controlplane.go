@@ -34,6 +34,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry"
+	admissionregistrationrest "github.com/kapi-dev/kapi/pkg/registry/admissionregistration/rest"
 	appsrest "github.com/kapi-dev/kapi/pkg/registry/apps/rest"
 	authenticationrest "github.com/kapi-dev/kapi/pkg/registry/authentication/rest"
 	authorizationrest "github.com/kapi-dev/kapi/pkg/registry/authorization/rest"
@@ -162,6 +163,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		flowcontrolrest.StorageProvider{},
 		storagemigrationrest.StorageProvider{},
 		resourcerest.StorageProvider{Namespaces: cfg.Namespaces, Gates: cfg.FeatureGates},
+		admissionregistrationrest.StorageProvider{},
 	}
 }
 

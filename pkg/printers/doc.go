@@ -26,7 +26,8 @@
 //     policy/v1 PodDisruptionBudgets; networking.k8s.io/v1 Ingresses,
 //     IngressClasses and NetworkPolicies; discovery.k8s.io/v1
 //     EndpointSlices; storage.k8s.io/v1 StorageClasses;
-//     admissionregistration.k8s.io/v1 webhook configurations; and
+//     admissionregistration.k8s.io/v1 webhook configurations, admission
+//     policies and their bindings; and
 //     certificates.k8s.io/v1 CertificateSigningRequests. Objects must be
 //     of these Go types (k8s.io/api); unstructured ones get the default
 //     columns.

@@ -104,6 +104,10 @@ func builtinKinds() []kind {
 		// admissionregistration.k8s.io/v1, certificates.k8s.io/v1
 		newKind(&admissionregistrationv1.MutatingWebhookConfiguration{}, &admissionregistrationv1.MutatingWebhookConfigurationList{}, webhookConfigurationColumns, cellsOf(printMutatingWebhookConfiguration)),
 		newKind(&admissionregistrationv1.ValidatingWebhookConfiguration{}, &admissionregistrationv1.ValidatingWebhookConfigurationList{}, webhookConfigurationColumns, cellsOf(printValidatingWebhookConfiguration)),
+		newKind(&admissionregistrationv1.ValidatingAdmissionPolicy{}, &admissionregistrationv1.ValidatingAdmissionPolicyList{}, validatingAdmissionPolicyColumns, cellsOf(printValidatingAdmissionPolicy)),
+		newKind(&admissionregistrationv1.ValidatingAdmissionPolicyBinding{}, &admissionregistrationv1.ValidatingAdmissionPolicyBindingList{}, admissionPolicyBindingColumns, cellsOf(printValidatingAdmissionPolicyBinding)),
+		newKind(&admissionregistrationv1.MutatingAdmissionPolicy{}, &admissionregistrationv1.MutatingAdmissionPolicyList{}, mutatingAdmissionPolicyColumns, cellsOf(printMutatingAdmissionPolicy)),
+		newKind(&admissionregistrationv1.MutatingAdmissionPolicyBinding{}, &admissionregistrationv1.MutatingAdmissionPolicyBindingList{}, admissionPolicyBindingColumns, cellsOf(printMutatingAdmissionPolicyBinding)),
 		newKind(&certificatesv1.CertificateSigningRequest{}, &certificatesv1.CertificateSigningRequestList{}, certificateSigningRequestColumns, cellsOf(printCertificateSigningRequest)),
 		newKind(&certificatesv1.ClusterTrustBundle{}, &certificatesv1.ClusterTrustBundleList{}, clusterTrustBundleColumns, cellsOf(printClusterTrustBundle)),
 		newKind(&certificatesv1.PodCertificateRequest{}, &certificatesv1.PodCertificateRequestList{}, podCertificateRequestColumns, cellsOf(printPodCertificateRequest)),

@@ -26,10 +26,8 @@ import (
 // openAPIDiffers are the documents of kube-apiserver 1.37.1's /openapi/v3
 // index that kapi serves differently or not at all, and why.
 var openAPIDiffers = map[string]string{
-	"apis/admissionregistration.k8s.io":    notYetServed["admissionregistration.k8s.io/v1"],
-	"apis/admissionregistration.k8s.io/v1": notYetServed["admissionregistration.k8s.io/v1"],
-	"apis/apiregistration.k8s.io":          notYetServed["apiregistration.k8s.io/v1"],
-	"apis/apiregistration.k8s.io/v1":       notYetServed["apiregistration.k8s.io/v1"],
+	"apis/apiregistration.k8s.io":    notYetServed["apiregistration.k8s.io/v1"],
+	"apis/apiregistration.k8s.io/v1": notYetServed["apiregistration.k8s.io/v1"],
 }
 
 // The /openapi/v3 documents a kapi binary serves are kube-apiserver's to
@@ -101,7 +99,6 @@ const openAPIV2Recording = "testdata/kube-apiserver/openapi-v2.json.gz"
 // not serve yet: their paths (by prefix) and definitions (by name prefix)
 // are taken out of the recording before it is compared.
 var openAPIV2NotServed = []struct{ path, definitions, why string }{
-	{"/apis/admissionregistration.k8s.io/", "io.k8s.api.admissionregistration.", notYetServed["admissionregistration.k8s.io/v1"]},
 	{"/apis/apiregistration.k8s.io/", "io.k8s.kube-aggregator.pkg.apis.apiregistration.", notYetServed["apiregistration.k8s.io/v1"]},
 }
 

@@ -4,6 +4,7 @@
 package scheme
 
 import (
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -32,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
+	"github.com/kapi-dev/kapi/pkg/apis/admissionregistration"
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/autoscaling"
 	"github.com/kapi-dev/kapi/pkg/apis/batch"
@@ -85,6 +87,7 @@ var adders = []func(*runtime.Scheme) error{
 	flowcontrolv1.AddToScheme,
 	storagemigrationv1.AddToScheme,
 	resourcev1.AddToScheme,
+	admissionregistrationv1.AddToScheme,
 	core.AddDefaults,
 	apps.AddDefaults,
 	events.AddConversions,
@@ -101,6 +104,7 @@ var adders = []func(*runtime.Scheme) error{
 	storagemigration.AddConversions,
 	resource.AddDefaults,
 	resource.AddConversions,
+	admissionregistration.AddDefaults,
 }
 
 func init() {

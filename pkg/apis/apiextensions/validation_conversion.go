@@ -4,12 +4,13 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
-	"net/url"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apis/internal/webhookclient"
 )
 
 // acceptedReviewVersions are the ConversionReview versions kube-apiserver
@@ -50,7 +51,7 @@ func validateConversion(conversion *apiextensionsv1.CustomResourceConversion, ru
 		case (cc.URL == nil) == (cc.Service == nil):
 			allErrs = append(allErrs, field.Required(clientConfigPath, "exactly one of url or service is required"))
 		case cc.URL != nil:
-			allErrs = append(allErrs, validateWebhookURL(clientConfigPath.Child("url"), *cc.URL)...)
+			allErrs = append(allErrs, webhookclient.ValidateURL(clientConfigPath.Child("url"), *cc.URL)...)
 		default:
 			port := int32(0) // what an unset port converts to, undefaulted
 			if cc.Service.Port != nil {
@@ -59,7 +60,7 @@ func validateConversion(conversion *apiextensionsv1.CustomResourceConversion, ru
 			// kube-apiserver passes the service's name where its helper
 			// expects the namespace and the other way around, so a missing
 			// name is reported at service.namespace. We say what it says.
-			allErrs = append(allErrs, validateWebhookService(clientConfigPath.Child("service"), cc.Service.Name, cc.Service.Namespace, cc.Service.Path, port)...)
+			allErrs = append(allErrs, webhookclient.ValidateService(clientConfigPath.Child("service"), cc.Service.Name, cc.Service.Namespace, cc.Service.Path, port)...)
 		}
 		if len(cc.CABundle) > 0 && !rules.allowInvalidCABundle {
 			allErrs = append(allErrs, validateCABundle(clientConfigPath.Child("caBundle"), cc.CABundle)...)
@@ -118,69 +119,6 @@ func allowInvalidCABundle(old *apiextensionsv1.CustomResourceDefinition) bool {
 		return false
 	}
 	return len(validateCABundle(field.NewPath("caBundle"), c.Webhook.ClientConfig.CABundle)) > 0
-}
-
-// validateWebhookURL: the webhook is called over TLS, at a plain https URL.
-func validateWebhookURL(fldPath *field.Path, rawURL string) field.ErrorList {
-	const form = "; desired format: https://host[/path]"
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return field.ErrorList{field.Required(fldPath, "url must be a valid URL: "+err.Error()+form)}
-	}
-	var allErrs field.ErrorList
-	if u.Scheme != "https" {
-		allErrs = append(allErrs, field.Invalid(fldPath, u.Scheme, "'https' is the only allowed URL scheme"+form))
-	}
-	if u.Host == "" {
-		allErrs = append(allErrs, field.Invalid(fldPath, u.Host, "host must be specified"+form))
-	}
-	if u.User != nil {
-		allErrs = append(allErrs, field.Invalid(fldPath, u.User.String(), "user information is not permitted in the URL"))
-	}
-	if u.Fragment != "" {
-		allErrs = append(allErrs, field.Invalid(fldPath, u.Fragment, "fragments are not permitted in the URL"))
-	}
-	if u.RawQuery != "" {
-		allErrs = append(allErrs, field.Invalid(fldPath, u.RawQuery, "query parameters are not permitted in the URL"))
-	}
-	return allErrs
-}
-
-// validateWebhookService validates a service reference; see the caller
-// for why its namespace and name parameters are what they are.
-func validateWebhookService(fldPath *field.Path, namespace, name string, path *string, port int32) field.ErrorList {
-	var allErrs field.ErrorList
-	if name == "" {
-		allErrs = append(allErrs, field.Required(fldPath.Child("name"), ""))
-	}
-	if namespace == "" {
-		allErrs = append(allErrs, field.Required(fldPath.Child("namespace"), ""))
-	}
-	if errs := validation.IsValidPortNum(int(port)); errs != nil {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("port"), port, "port is not valid: "+strings.Join(errs, ", ")))
-	}
-	if path == nil || *path == "" || *path == "/" {
-		return allErrs
-	}
-	pathPath := fldPath.Child("path")
-	if *path == "//" {
-		return append(allErrs, field.Invalid(pathPath, *path, "segment[0] may not be empty"))
-	}
-	if !strings.HasPrefix(*path, "/") {
-		allErrs = append(allErrs, field.Invalid(pathPath, *path, "must start with a '/'"))
-	}
-	// Each segment must be a DNS subdomain; one trailing slash is fine.
-	segments := strings.TrimSuffix((*path)[1:], "/")
-	for i, segment := range strings.Split(segments, "/") {
-		if segment == "" {
-			allErrs = append(allErrs, field.Invalid(pathPath, *path, fmt.Sprintf("segment[%d] may not be empty", i)))
-			continue
-		}
-		for _, msg := range validation.IsDNS1123Subdomain(segment) {
-			allErrs = append(allErrs, field.Invalid(pathPath, *path, fmt.Sprintf("segment[%d]: %v", i, msg)))
-		}
-	}
-	return allErrs
 }
 
 // validateCABundle checks that the bundle holds at least one PEM

@@ -1,0 +1,72 @@
+// Package validatingadmissionpolicybinding is the REST storage of
+// admissionregistration.k8s.io/v1 validatingadmissionpolicybindings.
+package validatingadmissionpolicybinding
+
+import (
+	"context"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/apis/admissionregistration"
+	"github.com/kapi-dev/kapi/pkg/registry/generic"
+	"github.com/kapi-dev/kapi/pkg/registry/rest"
+)
+
+type strategy struct {
+	generic.SpecStrategy[*admissionregistrationv1.ValidatingAdmissionPolicyBinding]
+}
+
+// Strategy is the behaviour of validating admission policy bindings: cluster-wide,
+// metadata.generation counts changes of the spec, an update names the
+// resourceVersion it replaces, and names ending in .static.k8s.io are
+// kept for manifest-based bindings.
+var Strategy = strategy{generic.SpecStrategy[*admissionregistrationv1.ValidatingAdmissionPolicyBinding]{
+	DefaultStrategy: generic.DefaultStrategy{RequireResourceVersionOnUpdate: true},
+	Spec: generic.FieldPart(func(p *admissionregistrationv1.ValidatingAdmissionPolicyBinding) *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec {
+		return &p.Spec
+	}),
+	CountGenerations:   true,
+	ValidateFunc:       admissionregistration.ValidateValidatingAdmissionPolicyBinding,
+	ValidateUpdateFunc: admissionregistration.ValidateValidatingAdmissionPolicyBindingUpdate,
+}}
+
+func (s strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	p := obj.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding)
+	return append(s.SpecStrategy.Validate(ctx, obj), admissionregistration.ValidateStaticSuffix(p.Name)...)
+}
+
+// WarningsOnUpdate warns of a reserved name.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return admissionregistration.WarningsForStaticSuffix(obj.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding).Name)
+}
+
+// Storage is the REST storage of validating admission policy bindings.
+type Storage struct {
+	ValidatingAdmissionPolicyBinding *generic.Store
+}
+
+// NewStorage returns the storage of validating admission policy bindings.
+func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+	s := &generic.Store{
+		NewFunc:                   func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{} },
+		NewListFunc:               func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyBindingList{} },
+		DefaultQualifiedResource:  admissionregistrationv1.Resource("validatingadmissionpolicybindings"),
+		SingularQualifiedResource: admissionregistrationv1.Resource("validatingadmissionpolicybinding"),
+		KeyPrefix:                 "/validatingadmissionpolicybindings",
+		CreateStrategy:            Strategy,
+		UpdateStrategy:            Strategy,
+		DeleteStrategy:            Strategy,
+		CategoriesList:            []string{"api-extensions"},
+	}
+	if err := opts.Complete(s, admissionregistrationv1.SchemeGroupVersion); err != nil {
+		return nil, err
+	}
+	return &Storage{ValidatingAdmissionPolicyBinding: s}, nil
+}
+
+// Map returns the storage by path: "validatingadmissionpolicybindings".
+func (s *Storage) Map() map[string]rest.Storage {
+	return map[string]rest.Storage{s.ValidatingAdmissionPolicyBinding.DefaultQualifiedResource.Resource: s.ValidatingAdmissionPolicyBinding}
+}
