@@ -8,12 +8,25 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	networkinglisters "k8s.io/client-go/listers/networking/v1"
+	storagelisters "k8s.io/client-go/listers/storage/v1"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/certificates/approval"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/certificates/ctbattest"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/certificates/signing"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/certificates/subjectrestriction"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/network/defaultingressclass"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/podsecurity"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/scheduling/podgroupprotection"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/inuseprotection"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/resize"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/setdefault"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/features"
@@ -78,17 +91,17 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: "PodTolerationRestriction"},
 	{name: "EventRateLimit"},
 	{name: "ExtendedResourceToleration"},
-	{name: "DefaultStorageClass", defaultOn: true},
-	{name: "StorageObjectInUseProtection", defaultOn: true},
-	{name: "PodGroupProtection", defaultOn: true},
+	{name: setdefault.PluginName, defaultOn: true, build: buildDefaultStorageClass},
+	{name: inuseprotection.PluginName, defaultOn: true, build: buildStorageObjectInUseProtection},
+	{name: podgroupprotection.PluginName, defaultOn: true, build: buildPodGroupProtection},
 	{name: "OwnerReferencesPermissionEnforcement"},
-	{name: "PersistentVolumeClaimResize", defaultOn: true},
+	{name: resize.PluginName, defaultOn: true, build: buildPersistentVolumeClaimResize},
 	{name: "RuntimeClass", defaultOn: true},
-	{name: "CertificateApproval", defaultOn: true},
-	{name: "CertificateSigning", defaultOn: true},
-	{name: "ClusterTrustBundleAttest", defaultOn: true},
-	{name: "CertificateSubjectRestriction", defaultOn: true},
-	{name: "DefaultIngressClass", defaultOn: true},
+	{name: approval.PluginName, defaultOn: true, build: buildCertificateApproval},
+	{name: signing.PluginName, defaultOn: true, build: buildCertificateSigning},
+	{name: ctbattest.PluginName, defaultOn: true, build: buildClusterTrustBundleAttest},
+	{name: subjectrestriction.PluginName, defaultOn: true, build: buildCertificateSubjectRestriction},
+	{name: defaultingressclass.PluginName, defaultOn: true, build: buildDefaultIngressClass},
 	{name: "DenyServiceExternalIPs"},
 	{name: "PodTopologyLabels", defaultOn: true},
 	{name: "NodeDeclaredFeatureValidator", defaultOn: true},
@@ -232,4 +245,47 @@ func buildPodSecurity(d *admissionDeps, config []byte) (admission.Plugin, error)
 		Pods:          podsecurity.PodsFrom(corelisters.NewPodLister(pods.GetIndexer())),
 		Metrics:       metrics,
 	})
+}
+
+// storageClasses lists StorageClasses from the shared informer.
+func (d *admissionDeps) storageClasses() storagelisters.StorageClassLister {
+	inf := client.InformerFor[*storagev1.StorageClass, *storagev1.StorageClassList](d.informers, "storageclasses")
+	return storagelisters.NewStorageClassLister(inf.GetIndexer())
+}
+
+func buildDefaultStorageClass(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return setdefault.New(d.storageClasses()), nil
+}
+
+func buildStorageObjectInUseProtection(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return inuseprotection.New(d.features.Enabled("VolumeAttributesClass")), nil
+}
+
+func buildPodGroupProtection(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return podgroupprotection.New(d.features.Enabled("GenericWorkload")), nil
+}
+
+func buildPersistentVolumeClaimResize(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return resize.New(d.storageClasses()), nil
+}
+
+func buildCertificateApproval(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return approval.New(d.authorizer), nil
+}
+
+func buildCertificateSigning(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return signing.New(d.authorizer), nil
+}
+
+func buildClusterTrustBundleAttest(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return ctbattest.New(d.authorizer, d.features.Enabled("ClusterTrustBundle")), nil
+}
+
+func buildCertificateSubjectRestriction(_ *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return subjectrestriction.New(), nil
+}
+
+func buildDefaultIngressClass(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	inf := client.InformerFor[*networkingv1.IngressClass, *networkingv1.IngressClassList](d.informers, "ingressclasses")
+	return defaultingressclass.New(networkinglisters.NewIngressClassLister(inf.GetIndexer())), nil
 }
