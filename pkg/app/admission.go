@@ -8,12 +8,35 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	networkinglisters "k8s.io/client-go/listers/networking/v1"
+	storagelisters "k8s.io/client-go/listers/storage/v1"
+	"k8s.io/utils/clock"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/admit"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/certificates/approval"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/certificates/ctbattest"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/certificates/signing"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/certificates/subjectrestriction"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/deny"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/eventratelimit"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/gc"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/autoprovision"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/exists"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/network/defaultingressclass"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/network/denyserviceexternalips"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/noderestriction"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/podsecurity"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/scheduling/podgroupprotection"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/inuseprotection"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/resize"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/setdefault"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/features"
@@ -43,6 +66,9 @@ type admissionDeps struct {
 	features   features.Gates
 	configs    admission.PluginConfigs
 	metrics    interface{ MustRegister(...prometheus.Collector) }
+	// restMapper maps kinds to resources through the server's discovery,
+	// custom resources included.
+	restMapper meta.RESTMapper
 }
 
 // admissionPlugin is one of kube-apiserver's admission plugins.
@@ -60,14 +86,14 @@ type admissionPlugin struct {
 // order is kube-apiserver's: the webhooks, the policies and ResourceQuota
 // come last, so that they see what every built-in plugin changed.
 var AdmissionPlugins = []admissionPlugin{
-	{name: "AlwaysAdmit"},
-	{name: "NamespaceAutoProvision"},
+	{name: admit.PluginName, build: buildAlwaysAdmit},
+	{name: autoprovision.PluginName, build: buildNamespaceAutoProvision},
 	{name: lifecycle.PluginName, defaultOn: true, build: buildNamespaceLifecycle},
-	{name: "NamespaceExists"},
+	{name: exists.PluginName, build: buildNamespaceExists},
 	{name: "LimitPodHardAntiAffinityTopology"},
 	{name: "LimitRanger", defaultOn: true},
 	{name: "ServiceAccount", defaultOn: true},
-	{name: "NodeRestriction"},
+	{name: noderestriction.PluginName, build: buildNodeRestriction},
 	{name: "TaintNodesByCondition", defaultOn: true},
 	{name: "AlwaysPullImages"},
 	{name: "ImagePolicyWebhook"},
@@ -76,20 +102,20 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: "Priority", defaultOn: true},
 	{name: "DefaultTolerationSeconds", defaultOn: true},
 	{name: "PodTolerationRestriction"},
-	{name: "EventRateLimit"},
+	{name: eventratelimit.PluginName, build: buildEventRateLimit},
 	{name: "ExtendedResourceToleration"},
-	{name: "DefaultStorageClass", defaultOn: true},
-	{name: "StorageObjectInUseProtection", defaultOn: true},
-	{name: "PodGroupProtection", defaultOn: true},
-	{name: "OwnerReferencesPermissionEnforcement"},
-	{name: "PersistentVolumeClaimResize", defaultOn: true},
+	{name: setdefault.PluginName, defaultOn: true, build: buildDefaultStorageClass},
+	{name: inuseprotection.PluginName, defaultOn: true, build: buildStorageObjectInUseProtection},
+	{name: podgroupprotection.PluginName, defaultOn: true, build: buildPodGroupProtection},
+	{name: gc.PluginName, build: buildOwnerReferencesPermissionEnforcement},
+	{name: resize.PluginName, defaultOn: true, build: buildPersistentVolumeClaimResize},
 	{name: "RuntimeClass", defaultOn: true},
-	{name: "CertificateApproval", defaultOn: true},
-	{name: "CertificateSigning", defaultOn: true},
-	{name: "ClusterTrustBundleAttest", defaultOn: true},
-	{name: "CertificateSubjectRestriction", defaultOn: true},
-	{name: "DefaultIngressClass", defaultOn: true},
-	{name: "DenyServiceExternalIPs"},
+	{name: approval.PluginName, defaultOn: true, build: buildCertificateApproval},
+	{name: signing.PluginName, defaultOn: true, build: buildCertificateSigning},
+	{name: ctbattest.PluginName, defaultOn: true, build: buildClusterTrustBundleAttest},
+	{name: subjectrestriction.PluginName, defaultOn: true, build: buildCertificateSubjectRestriction},
+	{name: defaultingressclass.PluginName, defaultOn: true, build: buildDefaultIngressClass},
+	{name: denyserviceexternalips.PluginName, build: buildDenyServiceExternalIPs},
 	{name: "PodTopologyLabels", defaultOn: true},
 	{name: "NodeDeclaredFeatureValidator", defaultOn: true},
 	{name: "PodResizeValidator", defaultOn: true},
@@ -98,7 +124,7 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: "ValidatingAdmissionPolicy", defaultOn: true},
 	{name: "ValidatingAdmissionWebhook", defaultOn: true},
 	{name: "ResourceQuota", defaultOn: true},
-	{name: "AlwaysDeny"},
+	{name: deny.PluginName, build: buildAlwaysDeny},
 }
 
 // DefaultAdmissionPlugins are the names of the plugins on by default, in
@@ -232,4 +258,113 @@ func buildPodSecurity(d *admissionDeps, config []byte) (admission.Plugin, error)
 		Pods:          podsecurity.PodsFrom(corelisters.NewPodLister(pods.GetIndexer())),
 		Metrics:       metrics,
 	})
+}
+
+// storageClasses lists StorageClasses from the shared informer.
+func (d *admissionDeps) storageClasses() storagelisters.StorageClassLister {
+	inf := client.InformerFor[*storagev1.StorageClass, *storagev1.StorageClassList](d.informers, "storageclasses")
+	return storagelisters.NewStorageClassLister(inf.GetIndexer())
+}
+
+func buildDefaultStorageClass(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return setdefault.New(d.storageClasses()), nil
+}
+
+func buildStorageObjectInUseProtection(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return inuseprotection.New(d.features.Enabled("VolumeAttributesClass")), nil
+}
+
+func buildPodGroupProtection(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return podgroupprotection.New(d.features.Enabled("GenericWorkload")), nil
+}
+
+func buildPersistentVolumeClaimResize(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return resize.New(d.storageClasses()), nil
+}
+
+func buildCertificateApproval(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return approval.New(d.authorizer), nil
+}
+
+func buildCertificateSigning(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return signing.New(d.authorizer), nil
+}
+
+func buildClusterTrustBundleAttest(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return ctbattest.New(d.authorizer, d.features.Enabled("ClusterTrustBundle")), nil
+}
+
+func buildCertificateSubjectRestriction(_ *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return subjectrestriction.New(), nil
+}
+
+func buildDefaultIngressClass(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	inf := client.InformerFor[*networkingv1.IngressClass, *networkingv1.IngressClassList](d.informers, "ingressclasses")
+	return defaultingressclass.New(networkinglisters.NewIngressClassLister(inf.GetIndexer())), nil
+}
+
+func buildAlwaysAdmit(_ *admissionDeps, _ []byte) (admission.Plugin, error) { return admit.New(), nil }
+
+func buildAlwaysDeny(_ *admissionDeps, _ []byte) (admission.Plugin, error) { return deny.New(), nil }
+
+func buildDenyServiceExternalIPs(_ *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return denyserviceexternalips.New(), nil
+}
+
+func buildNamespaceExists(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
+	return exists.New(exists.Config{
+		Lister:    corelisters.NewNamespaceLister(namespaces.GetIndexer()),
+		HasSynced: namespaces.HasSynced,
+		Live:      client.For[*corev1.Namespace, *corev1.NamespaceList](d.clients, "namespaces", ""),
+	}), nil
+}
+
+func buildNamespaceAutoProvision(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
+	return autoprovision.New(autoprovision.Config{
+		Lister:    corelisters.NewNamespaceLister(namespaces.GetIndexer()),
+		HasSynced: namespaces.HasSynced,
+		Client:    client.For[*corev1.Namespace, *corev1.NamespaceList](d.clients, "namespaces", ""),
+	}), nil
+}
+
+// buildNodeRestriction reads pods, nodes and what tokens and pod
+// certificates are checked against from the shared informers.
+func buildNodeRestriction(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	pods := client.InformerFor[*corev1.Pod, *corev1.PodList](d.informers, "pods")
+	nodes := client.InformerFor[*corev1.Node, *corev1.NodeList](d.informers, "nodes")
+	sas := client.InformerFor[*corev1.ServiceAccount, *corev1.ServiceAccountList](d.informers, "serviceaccounts")
+	pvcs := client.InformerFor[*corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaimList](d.informers, "persistentvolumeclaims")
+	pvs := client.InformerFor[*corev1.PersistentVolume, *corev1.PersistentVolumeList](d.informers, "persistentvolumes")
+	drivers := client.InformerFor[*storagev1.CSIDriver, *storagev1.CSIDriverList](d.informers, "csidrivers")
+	return noderestriction.New(noderestriction.Config{
+		Pods:            corelisters.NewPodLister(pods.GetIndexer()),
+		Nodes:           corelisters.NewNodeLister(nodes.GetIndexer()),
+		ServiceAccounts: corelisters.NewServiceAccountLister(sas.GetIndexer()),
+		PVCs:            corelisters.NewPersistentVolumeClaimLister(pvcs.GetIndexer()),
+		PVs:             corelisters.NewPersistentVolumeLister(pvs.GetIndexer()),
+		CSIDrivers:      storagelisters.NewCSIDriverLister(drivers.GetIndexer()),
+		Authorizer:      d.authorizer,
+		Features: noderestriction.Features{
+			RecoverVolumeExpansionFailure:                  d.features.Enabled("RecoverVolumeExpansionFailure"),
+			AllowInsecureKubeletCertificateSigningRequests: d.features.Enabled("AllowInsecureKubeletCertificateSigningRequests"),
+			ServiceAccountNodeAudienceRestriction:          d.features.Enabled("ServiceAccountNodeAudienceRestriction"),
+			PodCertificateRequest:                          d.features.Enabled("PodCertificateRequest"),
+			CSIVolumeHealth:                                d.features.Enabled("CSIVolumeHealth"),
+		},
+	}), nil
+}
+
+func buildOwnerReferencesPermissionEnforcement(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return gc.New(d.authorizer, d.restMapper), nil
+}
+
+// buildEventRateLimit reads the plugin's configuration, which it needs.
+func buildEventRateLimit(_ *admissionDeps, config []byte) (admission.Plugin, error) {
+	cfg, err := eventratelimit.LoadConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	return eventratelimit.New(cfg, clock.RealClock{})
 }

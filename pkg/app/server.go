@@ -21,6 +21,9 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	clientdiscovery "k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/restmapper"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
@@ -206,6 +209,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		authorizer: authz,
 		features:   c.FeatureGates,
 		metrics:    metricsRegistry,
+		restMapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(clientdiscovery.NewDiscoveryClientForConfigOrDie(loopback.RESTConfig()))),
 	}, admissionMetrics, log.With("component", "admission"))
 	if err != nil {
 		return nil, fmt.Errorf("admission: %w", err)

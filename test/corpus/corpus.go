@@ -49,10 +49,41 @@ type Step struct {
 	// Body is sent as JSON; NAMESPACE in its strings is the case's
 	// namespace.
 	Body any `json:"body,omitempty"`
-	// Headers are sent besides the runner's own: Impersonate-User and
-	// Impersonate-Group send the step as another user.
-	Headers map[string]string `json:"headers,omitempty"`
+	// Headers are sent besides the runner's own (Accept, User-Agent,
+	// Content-Type, which they may not replace), each with one value or
+	// a list of them; NAMESPACE in a value is the case's namespace.
+	// Impersonate-User and Impersonate-Group send the step as another
+	// user.
+	Headers map[string]HeaderValues `json:"headers,omitempty"`
+	// Until, a dotted path, makes the step a probe: it is sent again,
+	// for at most untilTimeout, until its answer's body has a value
+	// there that is not null, false or "", and its last answer is the
+	// one recorded. It waits for what a server knows only through a
+	// cache (an admission plugin's informer, RBAC): a dry-run create
+	// until a plugin defaults a field, a SelfSubjectAccessReview until
+	// status.allowed. Only steps without side effects may be probes.
+	Until string `json:"until,omitempty"`
 }
+
+// HeaderValues are a header's values, written as one string or a list.
+type HeaderValues []string
+
+func (v *HeaderValues) UnmarshalJSON(data []byte) error {
+	var one string
+	if err := json.Unmarshal(data, &one); err == nil {
+		*v = HeaderValues{one}
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(data, &list); err != nil {
+		return fmt.Errorf("a header's value is a string or a list of strings: %w", err)
+	}
+	*v = list
+	return nil
+}
+
+// untilTimeout bounds how long a probe is repeated.
+const untilTimeout = 10 * time.Second
 
 // Ignore names a value that is not compared.
 type Ignore struct {
@@ -84,6 +115,14 @@ func Load(path string) (*Case, error) {
 	for i, s := range c.Steps {
 		if s.Method == "" || !strings.HasPrefix(s.Path, "/") {
 			return nil, fmt.Errorf("%s: step %d needs a method and an absolute path", path, i)
+		}
+		if s.Until != "" && !sideEffectFree(s) {
+			return nil, fmt.Errorf("%s: step %d is a probe (until) that writes: make it a dry run", path, i)
+		}
+		for h := range s.Headers {
+			if runnerHeaders[http.CanonicalHeaderKey(h)] {
+				return nil, fmt.Errorf("%s: step %d sets header %s, which the runner sets", path, i, h)
+			}
 		}
 	}
 	for _, ig := range c.Ignore {
@@ -157,6 +196,10 @@ func (s Server) Run(ctx context.Context, c *Case, ns string) ([]Response, error)
 	raw := make([]rawResponse, 0, len(c.Steps))
 	for _, step := range c.Steps {
 		r, err := s.do(ctx, step, ns)
+		for deadline := time.Now().Add(untilTimeout); err == nil && step.Until != "" && !truthy(lookup(r.body, step.Until)) && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+			r, err = s.do(ctx, step, ns)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -197,10 +240,12 @@ func (s Server) do(ctx context.Context, step Step, ns string) (rawResponse, erro
 	if err != nil {
 		return rawResponse{}, err
 	}
-	req.Header.Set("Accept", "application/json")
-	for k, v := range step.Headers {
-		req.Header.Set(k, v)
+	for k, values := range step.Headers {
+		for _, v := range values {
+			req.Header.Add(k, strings.ReplaceAll(v, "NAMESPACE", ns))
+		}
 	}
+	req.Header.Set("Accept", "application/json")
 	// The user agent names the field manager of every write.
 	req.Header.Set("User-Agent", "corpus")
 	if body != nil {
@@ -231,6 +276,31 @@ func (s Server) do(ctx context.Context, step Step, ns string) (rawResponse, erro
 	}
 	return r, nil
 }
+
+// sideEffectFree says whether a step changes nothing: a read, a dry run,
+// or an access review.
+func sideEffectFree(s Step) bool {
+	return s.Method == http.MethodGet || strings.Contains(s.Query, "dryRun=All") ||
+		s.Method == http.MethodPost && strings.HasSuffix(s.Path, "accessreviews")
+}
+
+// truthy says whether a probe's value is there: not null, false or "".
+func truthy(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	case string:
+		return v != ""
+	default:
+		return true
+	}
+}
+
+// runnerHeaders are the headers the runner sets on every request, which
+// a step may not set.
+var runnerHeaders = map[string]bool{"Accept": true, "User-Agent": true, "Content-Type": true}
 
 // createdObject returns the path of the object a successful POST
 // created. (A POST to a subresource answers with something else, whose

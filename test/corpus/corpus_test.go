@@ -55,6 +55,59 @@ func TestAdmissionCorpus(t *testing.T) {
 	runCorpus(t, "testdata-admission", testserver.Options{}, nil)
 }
 
+// enabledAdmission are the admission plugins, off by default, whose
+// cases are in testdata-admission-enabled; eventRateLimitConfig is
+// EventRateLimit's configuration there.
+var enabledAdmission = []string{"NodeRestriction", "DenyServiceExternalIPs", "OwnerReferencesPermissionEnforcement", "EventRateLimit", "NamespaceExists"}
+
+const eventRateLimitConfig = `apiVersion: eventratelimit.admission.k8s.io/v1alpha1
+kind: Configuration
+limits:
+  - type: Namespace
+    qps: 1
+    burst: 3
+  - type: User
+    qps: 1
+    burst: 5
+`
+
+// The cases of testdata-admission-enabled answer on a kapi with the
+// plugins of enabledAdmission on (and every default plugin but
+// NamespaceLifecycle off, as in the registry corpus, so that the cases
+// show what those plugins do) as they did on a kube-apiserver 1.37.1
+// started the same way. README.md says how to start it; the test checks
+// that it refuses a Service's external IPs before it records.
+func TestEnabledAdmissionCorpus(t *testing.T) {
+	dir := t.TempDir()
+	erl := filepath.Join(dir, "eventratelimit.yaml")
+	cfg := filepath.Join(dir, "admission.yaml")
+	if err := os.WriteFile(erl, []byte(eventRateLimitConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n  - name: EventRateLimit\n    path: "+erl+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	admission := corpusAdmission()
+	admission.Enable, admission.ConfigFile = enabledAdmission, cfg
+	runCorpus(t, "testdata-admission-enabled", testserver.Options{Admission: admission}, checkEnabledAdmission)
+}
+
+// checkEnabledAdmission fails the test unless the oracle refuses a
+// Service's external IPs, as DenyServiceExternalIPs does.
+func checkEnabledAdmission(t *testing.T, s Server) {
+	t.Helper()
+	r, err := s.do(context.Background(), Step{Method: "POST", Path: "/api/v1/namespaces/default/services", Query: "dryRun=All", Body: map[string]any{
+		"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "probe"},
+		"spec": map[string]any{"ports": []any{map[string]any{"port": 80}}, "externalIPs": []any{"192.0.2.1"}},
+	}}, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.code != 403 {
+		t.Fatalf("the oracle admits a Service's external IPs (%d): record from a kube-apiserver started with --enable-admission-plugins=%s (test/corpus/README.md)", r.code, strings.Join(enabledAdmission, ","))
+	}
+}
+
 // dualStackRanges are the --service-cluster-ip-range of the dual-stack
 // corpus, on kapi and on the kube-apiserver it is recorded from.
 const dualStackRanges = "10.0.0.0/24,fd00:10:96::/112"

@@ -196,6 +196,11 @@ func CreateResource(creater rest.Creater, s *RequestScope) http.HandlerFunc {
 			return nil, 0, err
 		}
 		out, err := creater.Create(ctx, obj, s.validateCreate(name, opts, dryRun), opts)
+		// A create that answers with a Status (an eviction) says 201 in
+		// it, as kube-apiserver's does.
+		if status, ok := out.(*metav1.Status); ok && err == nil && status.Code == 0 {
+			status.Code = http.StatusCreated
+		}
 		return out, http.StatusCreated, err
 	})
 }

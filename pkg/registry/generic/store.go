@@ -450,6 +450,10 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		var old runtime.Object
 		if exists {
 			old = existing
+		} else if !s.UpdateStrategy.AllowCreateOnUpdate() && !forceAllowCreate {
+			// As kube-apiserver, before the object is computed and
+			// admitted: admission never sees a write that cannot be.
+			return nil, apierrors.NewNotFound(s.DefaultQualifiedResource, name)
 		}
 		obj, err := objInfo.UpdatedObject(ctx, old)
 		if err != nil {

@@ -26,6 +26,21 @@ var Strategy = generic.SpecStrategy[*networkingv1.Ingress]{
 	ValidateUpdateFunc: networking.ValidateIngressUpdate,
 }
 
+// createStrategy warns, as kube-apiserver does, of an Ingress created
+// with the deprecated kubernetes.io/ingress.class annotation instead of
+// spec.ingressClassName.
+type createStrategy struct {
+	generic.SpecStrategy[*networkingv1.Ingress]
+}
+
+func (createStrategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	ing := obj.(*networkingv1.Ingress)
+	if _, ok := ing.Annotations["kubernetes.io/ingress.class"]; ok && ing.Spec.IngressClassName == nil {
+		return []string{`annotation "kubernetes.io/ingress.class" is deprecated, please use 'spec.ingressClassName' instead`}
+	}
+	return nil
+}
+
 // statusStrategy keeps the spec; unlike most kinds, kube-apiserver lets
 // /status of an Ingress change its labels and annotations.
 var statusStrategy = ingressStatusStrategy{generic.StatusStrategy[*networkingv1.Ingress]{
@@ -58,7 +73,7 @@ func NewStorage(opts generic.RESTOptions) (*Storage, error) {
 		DefaultQualifiedResource:  networkingv1.Resource("ingresses"),
 		SingularQualifiedResource: networkingv1.Resource("ingress"),
 		KeyPrefix:                 "/ingress",
-		CreateStrategy:            Strategy,
+		CreateStrategy:            createStrategy{Strategy},
 		UpdateStrategy:            Strategy,
 		DeleteStrategy:            Strategy,
 		ShortNamesList:            []string{"ing"},
