@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -8,12 +9,22 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	nodelisters "k8s.io/client-go/listers/node/v1"
+	schedulinglisters "k8s.io/client-go/listers/scheduling/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/podsecurity"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/node/runtimeclass"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/node/taintnodesbycondition"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/defaulttolerationseconds"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/scheduling/priority"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/features"
@@ -31,6 +42,13 @@ type AdmissionConfig struct {
 	// ConfigFile is an AdmissionConfiguration with the plugins' own
 	// configurations.
 	ConfigFile string
+	// DefaultNotReadyTolerationSeconds and
+	// DefaultUnreachableTolerationSeconds are the tolerations
+	// DefaultTolerationSeconds gives pods (kube-apiserver's
+	// --default-not-ready-toleration-seconds and
+	// --default-unreachable-toleration-seconds); nil means 300.
+	DefaultNotReadyTolerationSeconds    *int64
+	DefaultUnreachableTolerationSeconds *int64
 }
 
 // admissionDeps are what the admission plugins are built from: the
@@ -43,6 +61,8 @@ type admissionDeps struct {
 	features   features.Gates
 	configs    admission.PluginConfigs
 	metrics    interface{ MustRegister(...prometheus.Collector) }
+	// tolerationSeconds are DefaultTolerationSeconds' flags.
+	tolerationSeconds defaulttolerationseconds.Config
 }
 
 // admissionPlugin is one of kube-apiserver's admission plugins.
@@ -66,15 +86,15 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: "NamespaceExists"},
 	{name: "LimitPodHardAntiAffinityTopology"},
 	{name: "LimitRanger", defaultOn: true},
-	{name: "ServiceAccount", defaultOn: true},
+	{name: serviceaccount.PluginName, defaultOn: true, build: buildServiceAccount},
 	{name: "NodeRestriction"},
-	{name: "TaintNodesByCondition", defaultOn: true},
+	{name: taintnodesbycondition.PluginName, defaultOn: true, build: buildTaintNodesByCondition},
 	{name: "AlwaysPullImages"},
 	{name: "ImagePolicyWebhook"},
 	{name: podsecurity.PluginName, defaultOn: true, build: buildPodSecurity},
 	{name: "PodNodeSelector"},
-	{name: "Priority", defaultOn: true},
-	{name: "DefaultTolerationSeconds", defaultOn: true},
+	{name: priority.PluginName, defaultOn: true, build: buildPriority},
+	{name: defaulttolerationseconds.PluginName, defaultOn: true, build: buildDefaultTolerationSeconds},
 	{name: "PodTolerationRestriction"},
 	{name: "EventRateLimit"},
 	{name: "ExtendedResourceToleration"},
@@ -83,7 +103,7 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: "PodGroupProtection", defaultOn: true},
 	{name: "OwnerReferencesPermissionEnforcement"},
 	{name: "PersistentVolumeClaimResize", defaultOn: true},
-	{name: "RuntimeClass", defaultOn: true},
+	{name: runtimeclass.PluginName, defaultOn: true, build: buildRuntimeClass},
 	{name: "CertificateApproval", defaultOn: true},
 	{name: "CertificateSigning", defaultOn: true},
 	{name: "ClusterTrustBundleAttest", defaultOn: true},
@@ -177,6 +197,10 @@ func buildAdmission(c AdmissionConfig, d *admissionDeps, metrics *admission.Metr
 		return nil, err
 	}
 	d.configs = configs
+	d.tolerationSeconds = defaulttolerationseconds.Config{
+		NotReadySeconds:    ptr.Deref(c.DefaultNotReadyTolerationSeconds, defaulttolerationseconds.DefaultSeconds),
+		UnreachableSeconds: ptr.Deref(c.DefaultUnreachableTolerationSeconds, defaulttolerationseconds.DefaultSeconds),
+	}
 	var plugins []admission.NamedPlugin
 	var missing []string
 	for _, p := range c.enabled() {
@@ -232,4 +256,41 @@ func buildPodSecurity(d *admissionDeps, config []byte) (admission.Plugin, error)
 		Pods:          podsecurity.PodsFrom(corelisters.NewPodLister(pods.GetIndexer())),
 		Metrics:       metrics,
 	})
+}
+
+// buildServiceAccount reads service accounts from the informers and, when
+// the cache does not have one, through the loopback client.
+func buildServiceAccount(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	accounts := client.InformerFor[*corev1.ServiceAccount, *corev1.ServiceAccountList](d.informers, "serviceaccounts")
+	return serviceaccount.New(serviceaccount.Config{
+		Lister:    corelisters.NewServiceAccountLister(accounts.GetIndexer()),
+		HasSynced: accounts.HasSynced,
+		Live: serviceaccount.GetterFunc(func(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error) {
+			return client.For[*corev1.ServiceAccount, *corev1.ServiceAccountList](d.clients, "serviceaccounts", namespace).Get(ctx, name, metav1.GetOptions{})
+		}),
+	}), nil
+}
+
+func buildTaintNodesByCondition(*admissionDeps, []byte) (admission.Plugin, error) {
+	return taintnodesbycondition.New(), nil
+}
+
+func buildPriority(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	classes := client.InformerFor[*schedulingv1.PriorityClass, *schedulingv1.PriorityClassList](d.informers, "priorityclasses")
+	return priority.New(priority.Config{Lister: schedulinglisters.NewPriorityClassLister(classes.GetIndexer())}), nil
+}
+
+func buildDefaultTolerationSeconds(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return defaulttolerationseconds.New(d.tolerationSeconds), nil
+}
+
+func buildRuntimeClass(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	classes := client.InformerFor[*nodev1.RuntimeClass, *nodev1.RuntimeClassList](d.informers, "runtimeclasses")
+	live := client.For[*nodev1.RuntimeClass, *nodev1.RuntimeClassList](d.clients, "runtimeclasses", "")
+	return runtimeclass.New(runtimeclass.Config{
+		Lister: nodelisters.NewRuntimeClassLister(classes.GetIndexer()),
+		Live: runtimeclass.GetterFunc(func(ctx context.Context, name string) (*nodev1.RuntimeClass, error) {
+			return live.Get(ctx, name, metav1.GetOptions{})
+		}),
+	}), nil
 }
