@@ -24,6 +24,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/node/taintnodesbycondition"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/defaulttolerationseconds"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/resource/limitranger"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/scheduling/priority"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
@@ -85,7 +86,7 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: lifecycle.PluginName, defaultOn: true, build: buildNamespaceLifecycle},
 	{name: "NamespaceExists"},
 	{name: "LimitPodHardAntiAffinityTopology"},
-	{name: "LimitRanger", defaultOn: true},
+	{name: limitranger.PluginName, defaultOn: true, build: buildLimitRanger},
 	{name: serviceaccount.PluginName, defaultOn: true, build: buildServiceAccount},
 	{name: "NodeRestriction"},
 	{name: taintnodesbycondition.PluginName, defaultOn: true, build: buildTaintNodesByCondition},
@@ -292,5 +293,22 @@ func buildRuntimeClass(d *admissionDeps, _ []byte) (admission.Plugin, error) {
 		Live: runtimeclass.GetterFunc(func(ctx context.Context, name string) (*nodev1.RuntimeClass, error) {
 			return live.Get(ctx, name, metav1.GetOptions{})
 		}),
+	}), nil
+}
+
+// buildLimitRanger reads LimitRanges from the informers and, when the
+// cache has none for a namespace, through the loopback client.
+func buildLimitRanger(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	ranges := client.InformerFor[*corev1.LimitRange, *corev1.LimitRangeList](d.informers, "limitranges")
+	return limitranger.New(limitranger.Config{
+		Lister: corelisters.NewLimitRangeLister(ranges.GetIndexer()),
+		Live: limitranger.ListerFunc(func(ctx context.Context, namespace string) ([]corev1.LimitRange, error) {
+			list, err := client.For[*corev1.LimitRange, *corev1.LimitRangeList](d.clients, "limitranges", namespace).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return nil, err
+			}
+			return list.Items, nil
+		}),
+		PodLevelResources: d.features.Enabled("PodLevelResources"),
 	}), nil
 }
