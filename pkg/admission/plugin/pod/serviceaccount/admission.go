@@ -114,9 +114,6 @@ func New(cfg Config) *Plugin {
 	if p.generateSuffix == nil {
 		p.generateSuffix = func() string { return utilrand.String(5) }
 	}
-	if p.retryInterval == 0 {
-		p.retryInterval = time.Duration(100+mathrand.IntN(100)) * time.Millisecond
-	}
 	return p
 }
 
@@ -392,9 +389,13 @@ func (p *Plugin) serviceAccount(ctx context.Context, namespace, name string) (*c
 	if name == DefaultServiceAccountName {
 		attempts = 10
 	}
+	interval := p.retryInterval
+	if interval == 0 {
+		interval = time.Duration(100+mathrand.IntN(100)) * time.Millisecond
+	}
 	for i := range attempts {
 		if i > 0 {
-			t := time.NewTimer(p.retryInterval)
+			t := time.NewTimer(interval)
 			select {
 			case <-t.C:
 			case <-ctx.Done():
