@@ -23,6 +23,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/node/runtimeclass"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/node/taintnodesbycondition"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/defaulttolerationseconds"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podtopologylabels"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/resource/limitranger"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/scheduling/priority"
@@ -111,7 +112,7 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: "CertificateSubjectRestriction", defaultOn: true},
 	{name: "DefaultIngressClass", defaultOn: true},
 	{name: "DenyServiceExternalIPs"},
-	{name: "PodTopologyLabels", defaultOn: true},
+	{name: podtopologylabels.PluginName, defaultOn: true, build: buildPodTopologyLabels},
 	{name: "NodeDeclaredFeatureValidator", defaultOn: true},
 	{name: "PodResizeValidator", defaultOn: true},
 	{name: "MutatingAdmissionPolicy", defaultOn: true},
@@ -310,5 +311,14 @@ func buildLimitRanger(d *admissionDeps, _ []byte) (admission.Plugin, error) {
 			return list.Items, nil
 		}),
 		PodLevelResources: d.features.Enabled("PodLevelResources"),
+	}), nil
+}
+
+func buildPodTopologyLabels(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	nodes := client.InformerFor[*corev1.Node, *corev1.NodeList](d.informers, "nodes")
+	return podtopologylabels.New(podtopologylabels.Config{
+		Enabled:   d.features.Enabled("PodTopologyLabelsAdmission"),
+		Nodes:     corelisters.NewNodeLister(nodes.GetIndexer()),
+		HasSynced: nodes.HasSynced,
 	}), nil
 }
