@@ -12,6 +12,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	nodelisters "k8s.io/client-go/listers/node/v1"
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1"
@@ -23,6 +24,8 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/node/runtimeclass"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/node/taintnodesbycondition"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/defaulttolerationseconds"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/nodedeclaredfeatures"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podresize"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podtopologylabels"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/resource/limitranger"
@@ -30,6 +33,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/version"
 )
 
 // AdmissionConfig is the admission chain's configuration: kube-apiserver's
@@ -113,8 +117,8 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: "DefaultIngressClass", defaultOn: true},
 	{name: "DenyServiceExternalIPs"},
 	{name: podtopologylabels.PluginName, defaultOn: true, build: buildPodTopologyLabels},
-	{name: "NodeDeclaredFeatureValidator", defaultOn: true},
-	{name: "PodResizeValidator", defaultOn: true},
+	{name: nodedeclaredfeatures.PluginName, defaultOn: true, build: buildNodeDeclaredFeatureValidator},
+	{name: podresize.PluginName, defaultOn: true, build: buildPodResizeValidator},
 	{name: "MutatingAdmissionPolicy", defaultOn: true},
 	{name: "MutatingAdmissionWebhook", defaultOn: true},
 	{name: "ValidatingAdmissionPolicy", defaultOn: true},
@@ -320,5 +324,28 @@ func buildPodTopologyLabels(d *admissionDeps, _ []byte) (admission.Plugin, error
 		Enabled:   d.features.Enabled("PodTopologyLabelsAdmission"),
 		Nodes:     corelisters.NewNodeLister(nodes.GetIndexer()),
 		HasSynced: nodes.HasSynced,
+	}), nil
+}
+
+func buildPodResizeValidator(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	nodes := client.InformerFor[*corev1.Node, *corev1.NodeList](d.informers, "nodes")
+	return podresize.New(podresize.Config{
+		Enabled:   d.features.Enabled("InPlacePodVerticalScaling"),
+		Nodes:     corelisters.NewNodeLister(nodes.GetIndexer()),
+		HasSynced: nodes.HasSynced,
+	}), nil
+}
+
+func buildNodeDeclaredFeatureValidator(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	nodes := client.InformerFor[*corev1.Node, *corev1.NodeList](d.informers, "nodes")
+	v, err := utilversion.ParseGeneric(version.Get().GitVersion)
+	if err != nil {
+		return nil, err
+	}
+	return nodedeclaredfeatures.New(nodedeclaredfeatures.Config{
+		Enabled:   d.features.Enabled("NodeDeclaredFeatures"),
+		Nodes:     corelisters.NewNodeLister(nodes.GetIndexer()),
+		HasSynced: nodes.HasSynced,
+		Version:   v,
 	}), nil
 }
