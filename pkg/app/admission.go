@@ -20,14 +20,19 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
-	"github.com/kapi-dev/kapi/pkg/admission/plugin/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/node/runtimeclass"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/node/taintnodesbycondition"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/alwayspullimages"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/antiaffinity"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/defaulttolerationseconds"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/extendedresourcetoleration"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/nodedeclaredfeatures"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podnodeselector"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podresize"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podtolerationrestriction"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podtopologylabels"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/serviceaccount"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/resource/limitranger"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/scheduling/priority"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
@@ -90,20 +95,20 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: "NamespaceAutoProvision"},
 	{name: lifecycle.PluginName, defaultOn: true, build: buildNamespaceLifecycle},
 	{name: "NamespaceExists"},
-	{name: "LimitPodHardAntiAffinityTopology"},
+	{name: antiaffinity.PluginName, build: buildLimitPodHardAntiAffinityTopology},
 	{name: limitranger.PluginName, defaultOn: true, build: buildLimitRanger},
 	{name: serviceaccount.PluginName, defaultOn: true, build: buildServiceAccount},
 	{name: "NodeRestriction"},
 	{name: taintnodesbycondition.PluginName, defaultOn: true, build: buildTaintNodesByCondition},
-	{name: "AlwaysPullImages"},
+	{name: alwayspullimages.PluginName, build: buildAlwaysPullImages},
 	{name: "ImagePolicyWebhook"},
 	{name: podsecurity.PluginName, defaultOn: true, build: buildPodSecurity},
-	{name: "PodNodeSelector"},
+	{name: podnodeselector.PluginName, build: buildPodNodeSelector},
 	{name: priority.PluginName, defaultOn: true, build: buildPriority},
 	{name: defaulttolerationseconds.PluginName, defaultOn: true, build: buildDefaultTolerationSeconds},
-	{name: "PodTolerationRestriction"},
+	{name: podtolerationrestriction.PluginName, build: buildPodTolerationRestriction},
 	{name: "EventRateLimit"},
-	{name: "ExtendedResourceToleration"},
+	{name: extendedresourcetoleration.PluginName, build: buildExtendedResourceToleration},
 	{name: "DefaultStorageClass", defaultOn: true},
 	{name: "StorageObjectInUseProtection", defaultOn: true},
 	{name: "PodGroupProtection", defaultOn: true},
@@ -347,5 +352,52 @@ func buildNodeDeclaredFeatureValidator(d *admissionDeps, _ []byte) (admission.Pl
 		Nodes:     corelisters.NewNodeLister(nodes.GetIndexer()),
 		HasSynced: nodes.HasSynced,
 		Version:   v,
+	}), nil
+}
+
+func buildAlwaysPullImages(*admissionDeps, []byte) (admission.Plugin, error) {
+	return alwayspullimages.New(), nil
+}
+
+func buildExtendedResourceToleration(*admissionDeps, []byte) (admission.Plugin, error) {
+	return extendedresourcetoleration.New(), nil
+}
+
+func buildLimitPodHardAntiAffinityTopology(*admissionDeps, []byte) (admission.Plugin, error) {
+	return antiaffinity.New(), nil
+}
+
+// namespaceGetter reads a namespace through the loopback client.
+type namespaceGetter struct{ d *admissionDeps }
+
+func (g namespaceGetter) Get(ctx context.Context, name string) (*corev1.Namespace, error) {
+	return client.For[*corev1.Namespace, *corev1.NamespaceList](g.d.clients, "namespaces", "").Get(ctx, name, metav1.GetOptions{})
+}
+
+func buildPodNodeSelector(d *admissionDeps, config []byte) (admission.Plugin, error) {
+	cfg, err := podnodeselector.ParseConfiguration(config)
+	if err != nil {
+		return nil, err
+	}
+	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
+	return podnodeselector.New(podnodeselector.Config{
+		Configuration: cfg,
+		Namespaces:    corelisters.NewNamespaceLister(namespaces.GetIndexer()),
+		HasSynced:     namespaces.HasSynced,
+		Live:          namespaceGetter{d},
+	}), nil
+}
+
+func buildPodTolerationRestriction(d *admissionDeps, config []byte) (admission.Plugin, error) {
+	cfg, err := podtolerationrestriction.ParseConfiguration(config)
+	if err != nil {
+		return nil, err
+	}
+	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
+	return podtolerationrestriction.New(podtolerationrestriction.Config{
+		Configuration: cfg,
+		Namespaces:    corelisters.NewNamespaceLister(namespaces.GetIndexer()),
+		HasSynced:     namespaces.HasSynced,
+		Live:          namespaceGetter{d},
 	}), nil
 }
