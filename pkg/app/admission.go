@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -9,13 +10,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	networkinglisters "k8s.io/client-go/listers/networking/v1"
+	nodelisters "k8s.io/client-go/listers/node/v1"
+	schedulinglisters "k8s.io/client-go/listers/scheduling/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/admit"
@@ -31,15 +38,30 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/network/defaultingressclass"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/network/denyserviceexternalips"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/node/runtimeclass"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/node/taintnodesbycondition"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/noderestriction"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/alwayspullimages"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/antiaffinity"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/defaulttolerationseconds"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/extendedresourcetoleration"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/nodedeclaredfeatures"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podnodeselector"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podresize"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podtolerationrestriction"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podtopologylabels"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/podsecurity"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/resource/limitranger"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/scheduling/podgroupprotection"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/scheduling/priority"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/inuseprotection"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/resize"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/setdefault"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/version"
 )
 
 // AdmissionConfig is the admission chain's configuration: kube-apiserver's
@@ -54,6 +76,13 @@ type AdmissionConfig struct {
 	// ConfigFile is an AdmissionConfiguration with the plugins' own
 	// configurations.
 	ConfigFile string
+	// DefaultNotReadyTolerationSeconds and
+	// DefaultUnreachableTolerationSeconds are the tolerations
+	// DefaultTolerationSeconds gives pods (kube-apiserver's
+	// --default-not-ready-toleration-seconds and
+	// --default-unreachable-toleration-seconds); nil means 300.
+	DefaultNotReadyTolerationSeconds    *int64
+	DefaultUnreachableTolerationSeconds *int64
 }
 
 // admissionDeps are what the admission plugins are built from: the
@@ -69,6 +98,8 @@ type admissionDeps struct {
 	// restMapper maps kinds to resources through the server's discovery,
 	// custom resources included.
 	restMapper meta.RESTMapper
+	// tolerationSeconds are DefaultTolerationSeconds' flags.
+	tolerationSeconds defaulttolerationseconds.Config
 }
 
 // admissionPlugin is one of kube-apiserver's admission plugins.
@@ -90,35 +121,35 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: autoprovision.PluginName, build: buildNamespaceAutoProvision},
 	{name: lifecycle.PluginName, defaultOn: true, build: buildNamespaceLifecycle},
 	{name: exists.PluginName, build: buildNamespaceExists},
-	{name: "LimitPodHardAntiAffinityTopology"},
-	{name: "LimitRanger", defaultOn: true},
-	{name: "ServiceAccount", defaultOn: true},
+	{name: antiaffinity.PluginName, build: buildLimitPodHardAntiAffinityTopology},
+	{name: limitranger.PluginName, defaultOn: true, build: buildLimitRanger},
+	{name: serviceaccount.PluginName, defaultOn: true, build: buildServiceAccount},
 	{name: noderestriction.PluginName, build: buildNodeRestriction},
-	{name: "TaintNodesByCondition", defaultOn: true},
-	{name: "AlwaysPullImages"},
+	{name: taintnodesbycondition.PluginName, defaultOn: true, build: buildTaintNodesByCondition},
+	{name: alwayspullimages.PluginName, build: buildAlwaysPullImages},
 	{name: "ImagePolicyWebhook"},
 	{name: podsecurity.PluginName, defaultOn: true, build: buildPodSecurity},
-	{name: "PodNodeSelector"},
-	{name: "Priority", defaultOn: true},
-	{name: "DefaultTolerationSeconds", defaultOn: true},
-	{name: "PodTolerationRestriction"},
+	{name: podnodeselector.PluginName, build: buildPodNodeSelector},
+	{name: priority.PluginName, defaultOn: true, build: buildPriority},
+	{name: defaulttolerationseconds.PluginName, defaultOn: true, build: buildDefaultTolerationSeconds},
+	{name: podtolerationrestriction.PluginName, build: buildPodTolerationRestriction},
 	{name: eventratelimit.PluginName, build: buildEventRateLimit},
-	{name: "ExtendedResourceToleration"},
+	{name: extendedresourcetoleration.PluginName, build: buildExtendedResourceToleration},
 	{name: setdefault.PluginName, defaultOn: true, build: buildDefaultStorageClass},
 	{name: inuseprotection.PluginName, defaultOn: true, build: buildStorageObjectInUseProtection},
 	{name: podgroupprotection.PluginName, defaultOn: true, build: buildPodGroupProtection},
 	{name: gc.PluginName, build: buildOwnerReferencesPermissionEnforcement},
 	{name: resize.PluginName, defaultOn: true, build: buildPersistentVolumeClaimResize},
-	{name: "RuntimeClass", defaultOn: true},
+	{name: runtimeclass.PluginName, defaultOn: true, build: buildRuntimeClass},
 	{name: approval.PluginName, defaultOn: true, build: buildCertificateApproval},
 	{name: signing.PluginName, defaultOn: true, build: buildCertificateSigning},
 	{name: ctbattest.PluginName, defaultOn: true, build: buildClusterTrustBundleAttest},
 	{name: subjectrestriction.PluginName, defaultOn: true, build: buildCertificateSubjectRestriction},
 	{name: defaultingressclass.PluginName, defaultOn: true, build: buildDefaultIngressClass},
 	{name: denyserviceexternalips.PluginName, build: buildDenyServiceExternalIPs},
-	{name: "PodTopologyLabels", defaultOn: true},
-	{name: "NodeDeclaredFeatureValidator", defaultOn: true},
-	{name: "PodResizeValidator", defaultOn: true},
+	{name: podtopologylabels.PluginName, defaultOn: true, build: buildPodTopologyLabels},
+	{name: nodedeclaredfeatures.PluginName, defaultOn: true, build: buildNodeDeclaredFeatureValidator},
+	{name: podresize.PluginName, defaultOn: true, build: buildPodResizeValidator},
 	{name: "MutatingAdmissionPolicy", defaultOn: true},
 	{name: "MutatingAdmissionWebhook", defaultOn: true},
 	{name: "ValidatingAdmissionPolicy", defaultOn: true},
@@ -203,6 +234,10 @@ func buildAdmission(c AdmissionConfig, d *admissionDeps, metrics *admission.Metr
 		return nil, err
 	}
 	d.configs = configs
+	d.tolerationSeconds = defaulttolerationseconds.Config{
+		NotReadySeconds:    ptr.Deref(c.DefaultNotReadyTolerationSeconds, defaulttolerationseconds.DefaultSeconds),
+		UnreachableSeconds: ptr.Deref(c.DefaultUnreachableTolerationSeconds, defaulttolerationseconds.DefaultSeconds),
+	}
 	var plugins []admission.NamedPlugin
 	var missing []string
 	for _, p := range c.enabled() {
@@ -367,4 +402,137 @@ func buildEventRateLimit(_ *admissionDeps, config []byte) (admission.Plugin, err
 		return nil, err
 	}
 	return eventratelimit.New(cfg, clock.RealClock{})
+}
+
+// buildServiceAccount reads service accounts from the informers and, when
+// the cache does not have one, through the loopback client.
+func buildServiceAccount(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	accounts := client.InformerFor[*corev1.ServiceAccount, *corev1.ServiceAccountList](d.informers, "serviceaccounts")
+	return serviceaccount.New(serviceaccount.Config{
+		Lister:    corelisters.NewServiceAccountLister(accounts.GetIndexer()),
+		HasSynced: accounts.HasSynced,
+		Live: serviceaccount.GetterFunc(func(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error) {
+			return client.For[*corev1.ServiceAccount, *corev1.ServiceAccountList](d.clients, "serviceaccounts", namespace).Get(ctx, name, metav1.GetOptions{})
+		}),
+	}), nil
+}
+
+func buildTaintNodesByCondition(*admissionDeps, []byte) (admission.Plugin, error) {
+	return taintnodesbycondition.New(), nil
+}
+
+func buildPriority(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	classes := client.InformerFor[*schedulingv1.PriorityClass, *schedulingv1.PriorityClassList](d.informers, "priorityclasses")
+	return priority.New(priority.Config{Lister: schedulinglisters.NewPriorityClassLister(classes.GetIndexer())}), nil
+}
+
+func buildDefaultTolerationSeconds(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	return defaulttolerationseconds.New(d.tolerationSeconds), nil
+}
+
+func buildRuntimeClass(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	classes := client.InformerFor[*nodev1.RuntimeClass, *nodev1.RuntimeClassList](d.informers, "runtimeclasses")
+	live := client.For[*nodev1.RuntimeClass, *nodev1.RuntimeClassList](d.clients, "runtimeclasses", "")
+	return runtimeclass.New(runtimeclass.Config{
+		Lister: nodelisters.NewRuntimeClassLister(classes.GetIndexer()),
+		Live: runtimeclass.GetterFunc(func(ctx context.Context, name string) (*nodev1.RuntimeClass, error) {
+			return live.Get(ctx, name, metav1.GetOptions{})
+		}),
+	}), nil
+}
+
+// buildLimitRanger reads LimitRanges from the informers and, when the
+// cache has none for a namespace, through the loopback client.
+func buildLimitRanger(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	ranges := client.InformerFor[*corev1.LimitRange, *corev1.LimitRangeList](d.informers, "limitranges")
+	return limitranger.New(limitranger.Config{
+		Lister: corelisters.NewLimitRangeLister(ranges.GetIndexer()),
+		Live: limitranger.ListerFunc(func(ctx context.Context, namespace string) ([]corev1.LimitRange, error) {
+			list, err := client.For[*corev1.LimitRange, *corev1.LimitRangeList](d.clients, "limitranges", namespace).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return nil, err
+			}
+			return list.Items, nil
+		}),
+		PodLevelResources: d.features.Enabled("PodLevelResources"),
+	}), nil
+}
+
+func buildPodTopologyLabels(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	nodes := client.InformerFor[*corev1.Node, *corev1.NodeList](d.informers, "nodes")
+	return podtopologylabels.New(podtopologylabels.Config{
+		Enabled:   d.features.Enabled("PodTopologyLabelsAdmission"),
+		Nodes:     corelisters.NewNodeLister(nodes.GetIndexer()),
+		HasSynced: nodes.HasSynced,
+	}), nil
+}
+
+func buildPodResizeValidator(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	nodes := client.InformerFor[*corev1.Node, *corev1.NodeList](d.informers, "nodes")
+	return podresize.New(podresize.Config{
+		Enabled:   d.features.Enabled("InPlacePodVerticalScaling"),
+		Nodes:     corelisters.NewNodeLister(nodes.GetIndexer()),
+		HasSynced: nodes.HasSynced,
+	}), nil
+}
+
+func buildNodeDeclaredFeatureValidator(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	nodes := client.InformerFor[*corev1.Node, *corev1.NodeList](d.informers, "nodes")
+	v, err := utilversion.ParseGeneric(version.Get().GitVersion)
+	if err != nil {
+		return nil, err
+	}
+	return nodedeclaredfeatures.New(nodedeclaredfeatures.Config{
+		Enabled:   d.features.Enabled("NodeDeclaredFeatures"),
+		Nodes:     corelisters.NewNodeLister(nodes.GetIndexer()),
+		HasSynced: nodes.HasSynced,
+		Version:   v,
+	}), nil
+}
+
+func buildAlwaysPullImages(*admissionDeps, []byte) (admission.Plugin, error) {
+	return alwayspullimages.New(), nil
+}
+
+func buildExtendedResourceToleration(*admissionDeps, []byte) (admission.Plugin, error) {
+	return extendedresourcetoleration.New(), nil
+}
+
+func buildLimitPodHardAntiAffinityTopology(*admissionDeps, []byte) (admission.Plugin, error) {
+	return antiaffinity.New(), nil
+}
+
+// namespaceGetter reads a namespace through the loopback client.
+type namespaceGetter struct{ d *admissionDeps }
+
+func (g namespaceGetter) Get(ctx context.Context, name string) (*corev1.Namespace, error) {
+	return client.For[*corev1.Namespace, *corev1.NamespaceList](g.d.clients, "namespaces", "").Get(ctx, name, metav1.GetOptions{})
+}
+
+func buildPodNodeSelector(d *admissionDeps, config []byte) (admission.Plugin, error) {
+	cfg, err := podnodeselector.ParseConfiguration(config)
+	if err != nil {
+		return nil, err
+	}
+	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
+	return podnodeselector.New(podnodeselector.Config{
+		Configuration: cfg,
+		Namespaces:    corelisters.NewNamespaceLister(namespaces.GetIndexer()),
+		HasSynced:     namespaces.HasSynced,
+		Live:          namespaceGetter{d},
+	}), nil
+}
+
+func buildPodTolerationRestriction(d *admissionDeps, config []byte) (admission.Plugin, error) {
+	cfg, err := podtolerationrestriction.ParseConfiguration(config)
+	if err != nil {
+		return nil, err
+	}
+	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
+	return podtolerationrestriction.New(podtolerationrestriction.Config{
+		Configuration: cfg,
+		Namespaces:    corelisters.NewNamespaceLister(namespaces.GetIndexer()),
+		HasSynced:     namespaces.HasSynced,
+		Live:          namespaceGetter{d},
+	}), nil
 }

@@ -40,3 +40,9 @@ func TestBadAdmissionFlagsAsKubeAPIServer(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultTolerationFlagsAsKubeAPIServer: DefaultTolerationSeconds'
+// flags have kube-apiserver 1.37.1's names, types, help and defaults.
+func TestDefaultTolerationFlagsAsKubeAPIServer(t *testing.T) {
+	checkFlagsAsKubeAPIServer(t, "testdata/kube-apiserver-default-toleration-flags.txt", 2)
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -105,6 +107,48 @@ func checkEnabledAdmission(t *testing.T, s Server) {
 	}
 	if r.code != 403 {
 		t.Fatalf("the oracle admits a Service's external IPs (%d): record from a kube-apiserver started with --enable-admission-plugins=%s (test/corpus/README.md)", r.code, strings.Join(enabledAdmission, ","))
+	}
+}
+
+// offByDefaultPlugins are the admission plugins kube-apiserver does not
+// run by default whose cases are in testdata-admission-off.
+var offByDefaultPlugins = []string{"AlwaysPullImages", "PodNodeSelector", "PodTolerationRestriction", "ExtendedResourceToleration", "LimitPodHardAntiAffinityTopology"}
+
+// The cases of testdata-admission-off answer on a kapi with the default
+// admission plugins and offByDefaultPlugins, configured by
+// admission-off-config.yaml, as they did on a
+// kube-apiserver 1.37.1 started with the same
+// --enable-admission-plugins and --admission-control-config-file.
+// Recording needs such a kube-apiserver: the test checks that pods there
+// get the configured cluster node selector before it records.
+func TestAdmissionOffByDefaultCorpus(t *testing.T) {
+	config, err := filepath.Abs("admission-off-config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCorpus(t, "testdata-admission-off", testserver.Options{Admission: app.AdmissionConfig{Enable: offByDefaultPlugins, ConfigFile: config}}, checkOffByDefaultOracle)
+}
+
+// checkOffByDefaultOracle checks that the oracle runs PodNodeSelector with
+// the corpus's configuration: a pod created in dry run gets its selector.
+func checkOffByDefaultOracle(t *testing.T, s Server) {
+	t.Helper()
+	post := func(path, body string) (int, []byte) {
+		resp, err := s.Client.Post(s.URL+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, data
+	}
+	// The pod's service account (201, or 409 when an earlier run made it).
+	post("/api/v1/namespaces/default/serviceaccounts", `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"}}`)
+	code, body := post("/api/v1/namespaces/default/pods?dryRun=All",
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"corpus-oracle-check"},"spec":{"containers":[{"name":"c","image":"x"}]}}`)
+	var pod corev1.Pod
+	if err := json.Unmarshal(body, &pod); err != nil || code != 201 || pod.Spec.NodeSelector["pool"] != "general" {
+		t.Fatalf("the oracle does not run PodNodeSelector as admission-off-config.yaml says (%d %s): start it with --enable-admission-plugins=%s --admission-control-config-file=<that file>", code, body, strings.Join(offByDefaultPlugins, ","))
 	}
 }
 

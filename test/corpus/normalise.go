@@ -16,6 +16,9 @@ import (
 //     such as batch.kubernetes.io/controller-uid, a Status' details), by
 //     <uid-N>, N counting the uids in the order the answers show them;
 //   - names made from a generateName, by <generated-N>;
+//   - the random end of the ServiceAccount admission plugin's token
+//     volume, kube-api-access-xxxxx, by <random-N>, in the volume's name
+//     and in its mounts;
 //   - metadata.resourceVersion, by <rv>;
 //   - any RFC 3339 time within an hour of the answer (creation and
 //     deletion timestamps, managedFields, conditions the server sets), by
@@ -45,6 +48,12 @@ func normalise(raw []rawResponse, ns string, ignore []Ignore) []Response {
 			name, _ := meta["name"].(string)
 			prefix, _ := meta["generateName"].(string)
 			generate(prefix, name)
+		})
+		walkVolumes(r.body, func(name string) {
+			if strings.HasPrefix(name, tokenVolumePrefix) && !generated[name] {
+				generated[name] = true
+				replacements = append(replacements, name, fmt.Sprintf("%s<random-%d>", tokenVolumePrefix, len(generated)))
+			}
 		})
 	}
 	replacer := strings.NewReplacer(replacements...)
@@ -80,6 +89,34 @@ func walkObjects(v any, visit func(meta map[string]any)) {
 	case []any:
 		for _, e := range v {
 			walkObjects(e, visit)
+		}
+	}
+}
+
+// tokenVolumePrefix starts the name of the token volume the
+// ServiceAccount admission plugin adds to pods, whose end is random.
+const tokenVolumePrefix = "kube-api-access-"
+
+// walkVolumes calls visit with the name of every volume in v (the
+// volumes of pods and of pod templates), in a fixed order.
+func walkVolumes(v any, visit func(name string)) {
+	switch v := v.(type) {
+	case map[string]any:
+		if volumes, ok := v["volumes"].([]any); ok {
+			for _, vol := range volumes {
+				if m, ok := vol.(map[string]any); ok {
+					if name, ok := m["name"].(string); ok {
+						visit(name)
+					}
+				}
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			walkVolumes(v[k], visit)
+		}
+	case []any:
+		for _, e := range v {
+			walkVolumes(e, visit)
 		}
 	}
 }

@@ -74,3 +74,25 @@ func TestManagedFieldsOrderIsNotCompared(t *testing.T) {
 		t.Errorf("sorted managedFields differ:\n%s", diff)
 	}
 }
+
+// The ServiceAccount plugin's token volume ends at random: normalised,
+// two servers' names agree, in the volume and in its mounts, while its
+// prefix and a mount of another volume are still compared.
+func TestNormaliseHidesTheTokenVolumesRandomEnd(t *testing.T) {
+	now := time.Date(2026, 11, 25, 18, 0, 0, 0, time.UTC)
+	answer := func(suffix string) []Response {
+		return normalise([]rawResponse{{code: 201, at: now, body: decode(t, `{"spec": {
+			"containers": [{"volumeMounts": [{"name": "data"}, {"name": "kube-api-access-`+suffix+`"}]}],
+			"volumes": [{"name": "data"}, {"name": "kube-api-access-`+suffix+`"}]}}`)}}, "", nil)
+	}
+	a, b := answer("sv8sr"), answer("x2k9p")
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("normalised answers differ:\n%s", diff)
+	}
+	if got := lookup(a[0].Body, "spec.containers.0.volumeMounts.1.name"); got != "kube-api-access-<random-1>" {
+		t.Errorf("the token volume's mount is %v", got)
+	}
+	if got := lookup(a[0].Body, "spec.volumes.0.name"); got != "data" {
+		t.Errorf("another volume's name is %v", got)
+	}
+}

@@ -258,6 +258,11 @@ func runGetAllScenario(t *testing.T, kubeconfig, ns string) []kubectlStep {
 	if out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "create", "namespace", ns).CombinedOutput(); err != nil {
 		t.Fatalf("creating namespace %s: %v\n%s", ns, err, out)
 	}
+	// The pods need their namespace's default service account, which kube's
+	// controller manager creates and neither kapi nor the bare oracle runs.
+	if out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "create", "serviceaccount", "default", "-n", ns).CombinedOutput(); err != nil && !strings.Contains(string(out), "already exists") {
+		t.Fatalf("creating the default service account of %s: %v\n%s", ns, err, out)
+	}
 	r := &rolloutRun{t: t, kubectl: kubectl, kubeconfig: kubeconfig, ns: ns}
 	names := make([]string, 0, len(getAllObjects))
 	for name := range getAllObjects {

@@ -130,6 +130,9 @@ func TestKubectl(t *testing.T) {
 			close(lines)
 		}()
 		time.Sleep(500 * time.Millisecond) // let the watch start before the pod exists
+		// The pod runs as the default service account, which kube's
+		// controller manager would have created.
+		p.mustKubectl(t, "", "create", "serviceaccount", "default")
 		p.mustKubectl(t, "", "run", "watched", "--image=nginx:1.27")
 		for {
 			select {

@@ -67,6 +67,13 @@ func TestNodeAuthorizer(t *testing.T) {
 	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "h-node"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The pods' service accounts, which the ServiceAccount admission
+	// plugin wants to exist, as on the oracle.
+	for _, name := range []string{"sa1", "sa2"} {
+		if _, err := admin.CoreV1().ServiceAccounts("h-node").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, name := range []string{"h-node-n1", "h-node-n2"} {
 		if _, err := admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)

@@ -74,6 +74,11 @@ status:
   daemonEndpoints:
     kubeletEndpoint: {Port: %d}
 ---
+# The pods' service account, which kube's controller manager would create.
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: default, namespace: default}
+---
 apiVersion: v1
 kind: Pod
 metadata: {name: web, namespace: default}

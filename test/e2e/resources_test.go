@@ -59,6 +59,11 @@ func TestPodBindingAndGracefulDeletion(t *testing.T) {
 	s := startKapi(t)
 	c := clientset(t, s.ClientConfig)
 	ctx := context.Background()
+	// The pods run as the namespace's default service account, which kube's
+	// controller manager would create.
+	if _, err := c.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	pods := c.CoreV1().Pods("default")
 	newPod := func(name string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name},

@@ -441,6 +441,9 @@ func TestTokenRequestErrorsAreKubeAPIServers(t *testing.T) {
 	}
 	must(admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: saNamespace}}, metav1.CreateOptions{}))
 	must(admin.CoreV1().ServiceAccounts(saNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "robot"}}, metav1.CreateOptions{}))
+	// p1 runs as "default", which the ServiceAccount admission plugin
+	// wants to exist (kube's controller manager would create it).
+	must(admin.CoreV1().ServiceAccounts(saNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}))
 	must(admin.CoreV1().Secrets(saNamespace).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s1"}}, metav1.CreateOptions{}))
 	must(admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{}))
 	for name, spec := range map[string]corev1.PodSpec{"p1": {ServiceAccountName: "default"}, "p2": {ServiceAccountName: "robot", NodeName: "n1"}} {

@@ -164,6 +164,14 @@ func (r *BindingREST) Create(ctx context.Context, obj runtime.Object, createVali
 			}
 			pod.Annotations[k] = v
 		}
+		// The binding's labels too: the PodTopologyLabels admission
+		// plugin puts the node's topology labels there.
+		for k, v := range b.Labels {
+			if pod.Labels == nil {
+				pod.Labels = map[string]string{}
+			}
+			pod.Labels[k] = v
+		}
 		setScheduledCondition(pod)
 		return pod, nil
 	})

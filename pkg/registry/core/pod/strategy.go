@@ -64,6 +64,10 @@ func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	}
 	core.DefaultPodLevelResources(pod)
 	pod.Status.QOSClass = core.PodQOSClass(pod)
+	// Admission (the ServiceAccount plugin, a webhook) may have set
+	// serviceAccountName after defaulting: its deprecated alias mirrors
+	// it, as kube-apiserver's conversion to v1 makes it on every write.
+	pod.Spec.DeprecatedServiceAccount = pod.Spec.ServiceAccountName
 }
 
 // WarningsOnCreate are kube-apiserver's warnings on a new pod. An update

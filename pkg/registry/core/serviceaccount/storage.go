@@ -2,8 +2,12 @@
 package serviceaccount
 
 import (
+	"context"
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
@@ -11,10 +15,38 @@ import (
 )
 
 // Strategy is the behaviour of serviceaccounts.
-var Strategy = generic.ValidatingStrategy[*corev1.ServiceAccount]{
+var Strategy = strategy{generic.ValidatingStrategy[*corev1.ServiceAccount]{
 	DefaultStrategy:    generic.DefaultStrategy{Namespaced: true},
 	ValidateFunc:       core.ValidateServiceAccount,
 	ValidateUpdateFunc: core.ValidateServiceAccountUpdate,
+}}
+
+type strategy struct {
+	generic.ValidatingStrategy[*corev1.ServiceAccount]
+}
+
+// enforceMountableSecretsAnnotation limits an account's pods to the
+// secrets it lists (see the ServiceAccount admission plugin); it is
+// deprecated since 1.32.
+const enforceMountableSecretsAnnotation = "kubernetes.io/enforce-mountable-secrets"
+
+// WarningsOnCreate warns of the deprecated annotation, as kube-apiserver
+// does.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return warnings(obj.(*corev1.ServiceAccount))
+}
+
+// WarningsOnUpdate warns of the deprecated annotation.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return warnings(obj.(*corev1.ServiceAccount))
+}
+
+func warnings(sa *corev1.ServiceAccount) []string {
+	if _, ok := sa.Annotations[enforceMountableSecretsAnnotation]; !ok {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: deprecated in v1.32+; prefer separate namespaces to isolate access to mounted secrets",
+		field.NewPath("metadata", "annotations").Key(enforceMountableSecretsAnnotation))}
 }
 
 // Storage is the REST storage of serviceaccounts.
