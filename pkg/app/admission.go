@@ -14,6 +14,8 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/podsecurity"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/resourcequota"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/resourcequota/evaluator"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/features"
@@ -97,7 +99,7 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: "MutatingAdmissionWebhook", defaultOn: true},
 	{name: "ValidatingAdmissionPolicy", defaultOn: true},
 	{name: "ValidatingAdmissionWebhook", defaultOn: true},
-	{name: "ResourceQuota", defaultOn: true},
+	{name: resourcequota.PluginName, defaultOn: true, build: buildResourceQuota},
 	{name: "AlwaysDeny"},
 }
 
@@ -232,4 +234,24 @@ func buildPodSecurity(d *admissionDeps, config []byte) (admission.Plugin, error)
 		Pods:          podsecurity.PodsFrom(corelisters.NewPodLister(pods.GetIndexer())),
 		Metrics:       metrics,
 	})
+}
+
+// buildResourceQuota reads quotas from the informers and writes their
+// status through the loopback client.
+func buildResourceQuota(d *admissionDeps, config []byte) (admission.Plugin, error) {
+	cfg, err := resourcequota.LoadConfiguration(config)
+	if err != nil {
+		return nil, err
+	}
+	quotas := client.InformerFor[*corev1.ResourceQuota, *corev1.ResourceQuotaList](d.informers, "resourcequotas")
+	lister := corelisters.NewResourceQuotaLister(quotas.GetIndexer())
+	return resourcequota.New(resourcequota.Config{
+		Configuration: cfg,
+		Lister:        func(ns string) resourcequota.QuotaLister { return lister.ResourceQuotas(ns) },
+		HasSynced:     quotas.HasSynced,
+		Client: func(ns string) resourcequota.QuotaClient {
+			return client.For[*corev1.ResourceQuota, *corev1.ResourceQuotaList](d.clients, "resourcequotas", ns)
+		},
+		Evaluators: evaluator.NewRegistry(evaluator.Options{PodLevelResources: d.features.Enabled("PodLevelResources")}),
+	}), nil
 }
