@@ -16,6 +16,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/resourcequota"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/resourcequota/evaluator"
+	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/features"
@@ -253,5 +254,6 @@ func buildResourceQuota(d *admissionDeps, config []byte) (admission.Plugin, erro
 			return client.For[*corev1.ResourceQuota, *corev1.ResourceQuotaList](d.clients, "resourcequotas", ns)
 		},
 		Evaluators: evaluator.NewRegistry(evaluator.Options{PodLevelResources: d.features.Enabled("PodLevelResources")}),
+		Self:       user.APIServerUser,
 	}), nil
 }

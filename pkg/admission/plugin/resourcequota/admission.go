@@ -37,6 +37,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/lru"
 
@@ -68,6 +69,9 @@ type Config struct {
 	Client func(namespace string) QuotaClient
 	// Evaluators measure objects.
 	Evaluators *evaluator.Registry
+	// Self is the user this server's loopback client writes as: its
+	// writes of quota status are known without reading them back.
+	Self string
 	// Clock is the time of the caches and of the evaluation timeout
 	// (nil: the real clock).
 	Clock clock.WithTicker
@@ -81,7 +85,10 @@ type Plugin struct {
 	quotas     *quotas
 	batcher    *batcher
 	clock      clock.WithTicker
+	self       string
 }
+
+var quotaResource = corev1.Resource("resourcequotas")
 
 // New returns the plugin.
 func New(cfg Config) *Plugin {
@@ -93,6 +100,7 @@ func New(cfg Config) *Plugin {
 		Handler:    admission.NewHandler(admission.Create, admission.Update),
 		evaluators: cfg.Evaluators,
 		clock:      c,
+		self:       cfg.Self,
 		quotas: &quotas{
 			lister:    cfg.Lister,
 			hasSynced: cfg.HasSynced,
@@ -100,6 +108,7 @@ func New(cfg Config) *Plugin {
 			clock:     c,
 			live:      lru.New(cachedEntries),
 			written:   lru.New(cachedEntries),
+			readLive:  utilcache.NewLRUExpireCacheWithClock(cachedEntries, c),
 		},
 	}
 	if cfg.Configuration != nil {
@@ -117,6 +126,9 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		return nil
 	}
 	gr := a.Resource.GroupResource()
+	if gr == quotaResource && (a.User == nil || a.User.GetName() != p.self) {
+		p.quotas.wroteQuota(a.Namespace)
+	}
 	if evaluator.Ignored(gr) || !p.evaluators.For(gr).Handles(a) {
 		return nil
 	}

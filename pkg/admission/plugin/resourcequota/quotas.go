@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/lru"
 )
@@ -45,6 +46,13 @@ const (
 //     the write yet, and a newer resourceVersion wins;
 //   - until the informer has synced once, a live list of a namespace the
 //     cache has no quota of, kept for liveLookupTTL.
+//
+// And, unlike kube-apiserver, it reads its own writes: once a client's
+// create or update of a quota has been admitted in a namespace, the
+// namespace's quotas are read from the server until the cache has caught
+// up with what the server answered (at most liveLookupTTL). So a write
+// right after a quota's status was set is charged against that status,
+// not refused or let through by a cache a few milliseconds behind.
 type quotas struct {
 	lister    NamespacedQuotaLister
 	hasSynced func() bool
@@ -55,6 +63,8 @@ type quotas struct {
 	live   *lru.Cache // namespace -> liveLookup
 	// written: namespace/name -> *corev1.ResourceQuota as last written.
 	written *lru.Cache
+	// readLive: the namespaces whose quotas a client wrote lately.
+	readLive *utilcache.LRUExpireCache
 }
 
 type liveLookup struct {
@@ -67,6 +77,19 @@ func (q *quotas) get(ctx context.Context, namespace string) ([]corev1.ResourceQu
 	items, err := q.lister(namespace).List(labels.Everything())
 	if err != nil {
 		return nil, fmt.Errorf("error resolving quota: %v", err)
+	}
+	if _, ok := q.readLive.Get(namespace); ok {
+		live, err := q.fresh(ctx, namespace)
+		if err != nil {
+			return nil, err
+		}
+		if caughtUp(items, live) {
+			q.readLive.Remove(namespace)
+		}
+		items = items[:0]
+		for i := range live {
+			items = append(items, &live[i])
+		}
 	}
 	if len(items) == 0 && !q.hasSynced() {
 		live, err := q.liveList(ctx, namespace)
@@ -154,4 +177,28 @@ func (q *quotas) fresh(ctx context.Context, namespace string) ([]corev1.Resource
 		return nil, err
 	}
 	return list.Items, nil
+}
+
+// wroteQuota notes that a client is writing a quota of namespace.
+func (q *quotas) wroteQuota(namespace string) {
+	q.readLive.Add(namespace, true, liveLookupTTL)
+}
+
+// caughtUp says whether the cache has every quota the server has, each
+// at least as recent.
+func caughtUp(cached []*corev1.ResourceQuota, live []corev1.ResourceQuota) bool {
+	if len(cached) != len(live) {
+		return false
+	}
+	rv := make(map[string]string, len(cached))
+	for _, c := range cached {
+		rv[c.Name] = c.ResourceVersion
+	}
+	for _, l := range live {
+		c, ok := rv[l.Name]
+		if !ok || compareResourceVersion(c, l.ResourceVersion) < 0 {
+			return false
+		}
+	}
+	return true
 }
