@@ -37,7 +37,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	utilcache "k8s.io/apimachinery/pkg/util/cache"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/lru"
 
@@ -108,7 +109,6 @@ func New(cfg Config) *Plugin {
 			clock:     c,
 			live:      lru.New(cachedEntries),
 			written:   lru.New(cachedEntries),
-			readLive:  utilcache.NewLRUExpireCacheWithClock(cachedEntries, c),
 		},
 	}
 	if cfg.Configuration != nil {
@@ -126,8 +126,8 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		return nil
 	}
 	gr := a.Resource.GroupResource()
-	if gr == quotaResource && (a.User == nil || a.User.GetName() != p.self) {
-		p.quotas.wroteQuota(a.Namespace)
+	if gr == quotaResource && !a.DryRun && (a.User == nil || a.User.GetName() != p.self) {
+		p.quotas.wroteQuota(a.Namespace, a.Name, resourceVersion(a.OldObject))
 	}
 	if evaluator.Ignored(gr) || !p.evaluators.For(gr).Handles(a) {
 		return nil
@@ -254,4 +254,16 @@ func (p *Plugin) checkQuotas(ctx context.Context, quotas []corev1.ResourceQuota,
 		}
 	}
 	p.checkQuotas(ctx, again, batch, retriesLeft-1)
+}
+
+// resourceVersion is obj's, "" for none.
+func resourceVersion(obj runtime.Object) string {
+	if obj == nil {
+		return ""
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return ""
+	}
+	return m.GetResourceVersion()
 }

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/lru"
 )
@@ -47,12 +46,12 @@ const (
 //   - until the informer has synced once, a live list of a namespace the
 //     cache has no quota of, kept for liveLookupTTL.
 //
-// And, unlike kube-apiserver, it reads its own writes: once a client's
-// create or update of a quota has been admitted in a namespace, the
-// namespace's quotas are read from the server until the cache has caught
-// up with what the server answered (at most liveLookupTTL). So a write
-// right after a quota's status was set is charged against that status,
-// not refused or let through by a cache a few milliseconds behind.
+// And, unlike kube-apiserver, it reads what clients wrote: once a
+// client's create or update of a quota has been admitted, the quotas of
+// its namespace are read from the server until the cache shows the write
+// (or liveLookupTTL has passed: the write failed). So a write right after
+// a quota's status was set is charged against that status, not refused or
+// let through by a cache a few milliseconds behind.
 type quotas struct {
 	lister    NamespacedQuotaLister
 	hasSynced func() bool
@@ -63,8 +62,19 @@ type quotas struct {
 	live   *lru.Cache // namespace -> liveLookup
 	// written: namespace/name -> *corev1.ResourceQuota as last written.
 	written *lru.Cache
-	// readLive: the namespaces whose quotas a client wrote lately.
-	readLive *utilcache.LRUExpireCache
+	// pending are the quota writes of clients the cache may not show yet,
+	// by namespace and name.
+	pendingMu sync.Mutex
+	pending   map[string]map[string]pendingWrite
+}
+
+// pendingWrite is a client's write of a quota, admitted: the cache shows
+// it once it has the quota at a resourceVersion after the one written
+// over ("" for a create), or, failing that (the write failed), once
+// expiry has passed.
+type pendingWrite struct {
+	after  string
+	expiry time.Time
 }
 
 type liveLookup struct {
@@ -78,15 +88,12 @@ func (q *quotas) get(ctx context.Context, namespace string) ([]corev1.ResourceQu
 	if err != nil {
 		return nil, fmt.Errorf("error resolving quota: %v", err)
 	}
-	if _, ok := q.readLive.Get(namespace); ok {
+	if q.awaiting(namespace, items) {
 		live, err := q.fresh(ctx, namespace)
 		if err != nil {
 			return nil, err
 		}
-		if caughtUp(items, live) {
-			q.readLive.Remove(namespace)
-		}
-		items = items[:0]
+		items = make([]*corev1.ResourceQuota, 0, len(live))
 		for i := range live {
 			items = append(items, &live[i])
 		}
@@ -179,26 +186,57 @@ func (q *quotas) fresh(ctx context.Context, namespace string) ([]corev1.Resource
 	return list.Items, nil
 }
 
-// wroteQuota notes that a client is writing a quota of namespace.
-func (q *quotas) wroteQuota(namespace string) {
-	q.readLive.Add(namespace, true, liveLookupTTL)
+// wroteQuota notes that a client is writing quota name of namespace
+// (name "" if it is yet to be generated) over resourceVersion after (""
+// for a create).
+func (q *quotas) wroteQuota(namespace, name, after string) {
+	q.pendingMu.Lock()
+	defer q.pendingMu.Unlock()
+	if q.pending == nil {
+		q.pending = map[string]map[string]pendingWrite{}
+	}
+	if len(q.pending) > cachedEntries {
+		// Namespaces never read since: forget what expired.
+		for ns := range q.pending {
+			q.settle(ns, nil)
+		}
+	}
+	if q.pending[namespace] == nil {
+		q.pending[namespace] = map[string]pendingWrite{}
+	}
+	q.pending[namespace][name] = pendingWrite{after: after, expiry: q.clock.Now().Add(liveLookupTTL)}
 }
 
-// caughtUp says whether the cache has every quota the server has, each
-// at least as recent.
-func caughtUp(cached []*corev1.ResourceQuota, live []corev1.ResourceQuota) bool {
-	if len(cached) != len(live) {
+// awaiting says whether the cache, which holds cached of namespace, may
+// not show a client's write yet.
+func (q *quotas) awaiting(namespace string, cached []*corev1.ResourceQuota) bool {
+	q.pendingMu.Lock()
+	defer q.pendingMu.Unlock()
+	if len(q.pending[namespace]) == 0 {
 		return false
 	}
-	rv := make(map[string]string, len(cached))
-	for _, c := range cached {
-		rv[c.Name] = c.ResourceVersion
-	}
-	for _, l := range live {
-		c, ok := rv[l.Name]
-		if !ok || compareResourceVersion(c, l.ResourceVersion) < 0 {
-			return false
+	return q.settle(namespace, cached)
+}
+
+// settle forgets the pending writes of namespace the cache shows, or
+// that expired, and says whether some remain. Called with pendingMu.
+func (q *quotas) settle(namespace string, cached []*corev1.ResourceQuota) bool {
+	now := q.clock.Now()
+	for name, w := range q.pending[namespace] {
+		shown := false
+		for _, c := range cached {
+			if c.Name == name && (w.after == "" || compareResourceVersion(c.ResourceVersion, w.after) > 0) {
+				shown = true
+				break
+			}
 		}
+		if shown || now.After(w.expiry) {
+			delete(q.pending[namespace], name)
+		}
+	}
+	if len(q.pending[namespace]) == 0 {
+		delete(q.pending, namespace)
+		return false
 	}
 	return true
 }
