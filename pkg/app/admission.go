@@ -8,8 +8,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	resourcelisters "k8s.io/client-go/listers/resource/v1"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
@@ -19,6 +21,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
+	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/features"
 )
 
@@ -46,6 +49,8 @@ type admissionDeps struct {
 	features   features.Gates
 	configs    admission.PluginConfigs
 	metrics    interface{ MustRegister(...prometheus.Collector) }
+	// runtimeConfig says which group versions are served.
+	runtimeConfig controlplane.RuntimeConfig
 }
 
 // admissionPlugin is one of kube-apiserver's admission plugins.
@@ -237,12 +242,30 @@ func buildPodSecurity(d *admissionDeps, config []byte) (admission.Plugin, error)
 	})
 }
 
-// buildResourceQuota reads quotas from the informers and writes their
+// buildResourceQuota reads quotas (and device classes, when
+// resource.k8s.io/v1 is served) from the informers and writes their
 // status through the loopback client.
 func buildResourceQuota(d *admissionDeps, config []byte) (admission.Plugin, error) {
 	cfg, err := resourcequota.LoadConfiguration(config)
 	if err != nil {
 		return nil, err
+	}
+	rc, err := controlplane.ParseRuntimeConfig(d.runtimeConfig)
+	if err != nil {
+		return nil, err
+	}
+	evaluators := evaluator.Options{PodLevelResources: d.features.Enabled("PodLevelResources")}
+	if rc.Enabled(resourcev1.SchemeGroupVersion) {
+		classes := client.InformerFor[*resourcev1.DeviceClass, *resourcev1.DeviceClassList](d.informers, "deviceclasses")
+		evaluators.DeviceClasses = resourcelisters.NewDeviceClassLister(classes.GetIndexer())
+		evaluators.ClaimOwners = evaluator.ClaimOwnersFrom{
+			Pods: func(ns string) evaluator.PodGetter {
+				return client.For[*corev1.Pod, *corev1.PodList](d.clients, "pods", ns)
+			},
+			Claims: func(ns string) evaluator.ClaimLister {
+				return client.For[*resourcev1.ResourceClaim, *resourcev1.ResourceClaimList](d.clients, "resourceclaims", ns)
+			},
+		}
 	}
 	quotas := client.InformerFor[*corev1.ResourceQuota, *corev1.ResourceQuotaList](d.informers, "resourcequotas")
 	lister := corelisters.NewResourceQuotaLister(quotas.GetIndexer())
@@ -253,7 +276,7 @@ func buildResourceQuota(d *admissionDeps, config []byte) (admission.Plugin, erro
 		Client: func(ns string) resourcequota.QuotaClient {
 			return client.For[*corev1.ResourceQuota, *corev1.ResourceQuotaList](d.clients, "resourcequotas", ns)
 		},
-		Evaluators: evaluator.NewRegistry(evaluator.Options{PodLevelResources: d.features.Enabled("PodLevelResources")}),
+		Evaluators: evaluator.NewRegistry(evaluators),
 		Self:       user.APIServerUser,
 	}), nil
 }

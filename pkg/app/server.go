@@ -206,6 +206,8 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		authorizer: authz,
 		features:   c.FeatureGates,
 		metrics:    metricsRegistry,
+		// ResourceQuota reads device classes only when they are served.
+		runtimeConfig: c.RuntimeConfig,
 	}, admissionMetrics, log.With("component", "admission"))
 	if err != nil {
 		return nil, fmt.Errorf("admission: %w", err)

@@ -1,6 +1,8 @@
 package evaluator
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,8 +11,10 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
@@ -330,9 +334,83 @@ func TestResourceClaimUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := list("count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=34,fpga.deviceclass.resource.k8s.io/devices=4,nic.deviceclass.resource.k8s.io/devices=1")
+	want := list("count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=34,fpga.deviceclass.resource.k8s.io/devices=4,nic.deviceclass.resource.k8s.io/devices=1," +
+		"requests.deviceclass.resource.kubernetes.io/gpu=34,requests.deviceclass.resource.kubernetes.io/fpga=4,requests.deviceclass.resource.kubernetes.io/nic=1")
 	if !Equal(got, want) {
 		t.Errorf("usage %s, want %s", String(got), String(want))
+	}
+}
+
+type classes []*resourcev1.DeviceClass
+
+func (c classes) Get(name string) (*resourcev1.DeviceClass, error) {
+	for _, class := range c {
+		if class.Name == name {
+			return class, nil
+		}
+	}
+	return nil, fmt.Errorf("not found")
+}
+
+func (c classes) List(labels.Selector) ([]*resourcev1.DeviceClass, error) { return c, nil }
+
+type owners struct {
+	pod    *corev1.Pod
+	claims []resourcev1.ResourceClaim
+}
+
+func (o owners) Pod(context.Context, string, string) (*corev1.Pod, error) { return o.pod, nil }
+func (o owners) ClaimsOf(context.Context, string, types.UID) ([]resourcev1.ResourceClaim, error) {
+	return o.claims, nil
+}
+
+func deviceClass(name, extended string, created time.Time) *resourcev1.DeviceClass {
+	c := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(created)}}
+	if extended != "" {
+		c.Spec.ExtendedResourceName = &extended
+	}
+	return c
+}
+
+// Devices of a class with an extended resource name are also that
+// extended resource; a claim the scheduler made for a pod is charged
+// only what the pod was not.
+func TestResourceClaimsAsExtendedResources(t *testing.T) {
+	known := classes{
+		deviceClass("gpu-old", "example.com/gpu", now.Add(-time.Hour)),
+		deviceClass("gpu", "example.com/gpu", now),
+		deviceClass("plain", "", now),
+	}
+	r := ResourceClaims{Classes: known, Pods: NewPods(clocktesting.NewFakePassiveClock(now), true)}
+	in := []corev1.ResourceName{"requests.example.com/gpu", "requests.example.com/other", "requests.deviceclass.resource.kubernetes.io/gpu", "requests.deviceclass.resource.kubernetes.io/plain", "requests.deviceclass.resource.kubernetes.io/missing"}
+	if got, want := NamesString(r.MatchingResources(in)), "requests.deviceclass.resource.kubernetes.io/gpu,requests.deviceclass.resource.kubernetes.io/plain,requests.example.com/gpu"; got != want {
+		t.Errorf("MatchingResources = %s, want %s", got, want)
+	}
+	if c := r.classOf("example.com/gpu"); c == nil || c.Name != "gpu" {
+		t.Errorf("the newest class of an extended resource stands for it: %v", c)
+	}
+
+	claim := &resourcev1.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "claim", Namespace: "ns", Annotations: map[string]string{resourcev1.ExtendedResourceClaimAnnotation: "true"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "p", UID: "pod-uid", Controller: ptr.To(true)}}},
+		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{
+			{Name: "a", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 3}},
+		}}},
+	}
+	got, _ := r.Usage(claim)
+	if want := list("count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=3,requests.deviceclass.resource.kubernetes.io/gpu=3,requests.example.com/gpu=3"); !Equal(got, want) {
+		t.Errorf("without its pod: usage %s, want %s", String(got), String(want))
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "pod-uid"}, Spec: corev1.PodSpec{Containers: []corev1.Container{container("a", "example.com/gpu=2", "example.com/gpu=2")}}}
+	r.Owners = owners{pod: pod, claims: []resourcev1.ResourceClaim{*claim}}
+	got, _ = r.Usage(claim)
+	if want := list("count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=3,requests.deviceclass.resource.kubernetes.io/gpu=3,requests.example.com/gpu=1"); !Equal(got, want) {
+		t.Errorf("with its pod charged 2: usage %s, want %s", String(got), String(want))
+	}
+	pod.UID = "another"
+	got, _ = r.Usage(claim)
+	if want := list("count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=3,requests.deviceclass.resource.kubernetes.io/gpu=3,requests.example.com/gpu=3"); !Equal(got, want) {
+		t.Errorf("a pod of the same name but another uid is not the owner: usage %s, want %s", String(got), String(want))
 	}
 }
 

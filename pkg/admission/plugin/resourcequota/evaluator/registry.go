@@ -19,6 +19,10 @@ type Options struct {
 	Clock clock.PassiveClock
 	// PodLevelResources is the PodLevelResources feature.
 	PodLevelResources bool
+	// DeviceClasses and ClaimOwners let resource claims be charged as
+	// extended resources (nil: they are not).
+	DeviceClasses DeviceClasses
+	ClaimOwners   ClaimOwners
 }
 
 // NewRegistry returns kube-apiserver's evaluators.
@@ -27,11 +31,12 @@ func NewRegistry(opts Options) *Registry {
 	if c == nil {
 		c = clock.RealClock{}
 	}
+	pods := NewPods(c, opts.PodLevelResources)
 	r := &Registry{special: map[schema.GroupResource]Evaluator{
-		corev1.Resource("pods"):                   NewPods(c, opts.PodLevelResources),
+		corev1.Resource("pods"):                   pods,
 		corev1.Resource("services"):               Services{},
 		corev1.Resource("persistentvolumeclaims"): PersistentVolumeClaims{},
-		resourcev1.Resource("resourceclaims"):     ResourceClaims{},
+		resourcev1.Resource("resourceclaims"):     ResourceClaims{Classes: opts.DeviceClasses, Owners: opts.ClaimOwners, Pods: pods},
 		corev1.Resource("configmaps"):             NewCount(corev1.Resource("configmaps"), corev1.ResourceConfigMaps),
 		corev1.Resource("resourcequotas"):         NewCount(corev1.Resource("resourcequotas"), corev1.ResourceQuotas),
 		corev1.Resource("replicationcontrollers"): NewCount(corev1.Resource("replicationcontrollers"), corev1.ResourceReplicationControllers),
