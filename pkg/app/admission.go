@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,6 +20,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	networkinglisters "k8s.io/client-go/listers/networking/v1"
 	nodelisters "k8s.io/client-go/listers/node/v1"
+	resourcelisters "k8s.io/client-go/listers/resource/v1"
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/utils/clock"
@@ -53,13 +55,17 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/podsecurity"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/resource/limitranger"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/resourcequota"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/resourcequota/evaluator"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/scheduling/podgroupprotection"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/scheduling/priority"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/inuseprotection"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/resize"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/setdefault"
+	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
+	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/version"
 )
@@ -100,6 +106,8 @@ type admissionDeps struct {
 	restMapper meta.RESTMapper
 	// tolerationSeconds are DefaultTolerationSeconds' flags.
 	tolerationSeconds defaulttolerationseconds.Config
+	// runtimeConfig says which group versions are served.
+	runtimeConfig controlplane.RuntimeConfig
 }
 
 // admissionPlugin is one of kube-apiserver's admission plugins.
@@ -154,7 +162,7 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: "MutatingAdmissionWebhook", defaultOn: true},
 	{name: "ValidatingAdmissionPolicy", defaultOn: true},
 	{name: "ValidatingAdmissionWebhook", defaultOn: true},
-	{name: "ResourceQuota", defaultOn: true},
+	{name: resourcequota.PluginName, defaultOn: true, build: buildResourceQuota},
 	{name: deny.PluginName, build: buildAlwaysDeny},
 }
 
@@ -534,5 +542,44 @@ func buildPodTolerationRestriction(d *admissionDeps, config []byte) (admission.P
 		Namespaces:    corelisters.NewNamespaceLister(namespaces.GetIndexer()),
 		HasSynced:     namespaces.HasSynced,
 		Live:          namespaceGetter{d},
+	}), nil
+}
+
+// buildResourceQuota reads quotas (and device classes, when
+// resource.k8s.io/v1 is served) from the informers and writes their
+// status through the loopback client.
+func buildResourceQuota(d *admissionDeps, config []byte) (admission.Plugin, error) {
+	cfg, err := resourcequota.LoadConfiguration(config)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := controlplane.ParseRuntimeConfig(d.runtimeConfig)
+	if err != nil {
+		return nil, err
+	}
+	evaluators := evaluator.Options{PodLevelResources: d.features.Enabled("PodLevelResources")}
+	if rc.Enabled(resourcev1.SchemeGroupVersion) {
+		classes := client.InformerFor[*resourcev1.DeviceClass, *resourcev1.DeviceClassList](d.informers, "deviceclasses")
+		evaluators.DeviceClasses = resourcelisters.NewDeviceClassLister(classes.GetIndexer())
+		evaluators.ClaimOwners = evaluator.ClaimOwnersFrom{
+			Pods: func(ns string) evaluator.PodGetter {
+				return client.For[*corev1.Pod, *corev1.PodList](d.clients, "pods", ns)
+			},
+			Claims: func(ns string) evaluator.ClaimLister {
+				return client.For[*resourcev1.ResourceClaim, *resourcev1.ResourceClaimList](d.clients, "resourceclaims", ns)
+			},
+		}
+	}
+	quotas := client.InformerFor[*corev1.ResourceQuota, *corev1.ResourceQuotaList](d.informers, "resourcequotas")
+	lister := corelisters.NewResourceQuotaLister(quotas.GetIndexer())
+	return resourcequota.New(resourcequota.Config{
+		Configuration: cfg,
+		Lister:        func(ns string) resourcequota.QuotaLister { return lister.ResourceQuotas(ns) },
+		HasSynced:     quotas.HasSynced,
+		Client: func(ns string) resourcequota.QuotaClient {
+			return client.For[*corev1.ResourceQuota, *corev1.ResourceQuotaList](d.clients, "resourcequotas", ns)
+		},
+		Evaluators: evaluator.NewRegistry(evaluators),
+		Self:       user.APIServerUser,
 	}), nil
 }

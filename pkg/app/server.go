@@ -210,6 +210,8 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		features:   c.FeatureGates,
 		metrics:    metricsRegistry,
 		restMapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(clientdiscovery.NewDiscoveryClientForConfigOrDie(loopback.RESTConfig()))),
+		// ResourceQuota reads device classes only when they are served.
+		runtimeConfig: c.RuntimeConfig,
 	}, admissionMetrics, log.With("component", "admission"))
 	if err != nil {
 		return nil, fmt.Errorf("admission: %w", err)
