@@ -44,6 +44,16 @@ type Server struct {
 
 	mu       sync.Mutex
 	requests []Request
+	// inFlight are the reviews being answered, maxInFlight the most at
+	// once.
+	inFlight, maxInFlight int
+}
+
+// MaxInFlight is the most reviews the server was answering at once.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
 }
 
 // Request is a review the server received: its behaviour (Path) and
@@ -105,7 +115,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	behaviour, params := parsePath(r.URL.Path)
 	s.requests = append(s.requests, Request{Path: behaviour, Query: params, APIVersion: in.APIVersion, Request: *in.Request})
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
 
 	q := params
 	resp := &admissionv1.AdmissionResponse{UID: in.Request.UID, Allowed: true, Warnings: q["warn"]}
