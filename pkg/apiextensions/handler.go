@@ -281,6 +281,7 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 			StrictSerializer:    codecs.StrictSerializer(),
 			ParameterCodec:      scheme.ParameterCodec,
 			Admission:           h.cfg.Admission,
+			EquivalentResources: h.cfg.EquivalentResources,
 			MinRequestTimeout:   h.cfg.MinRequestTimeout,
 			MaxRequestBodyBytes: h.cfg.MaxRequestBodyBytes,
 			Typer:               codecs,

@@ -66,9 +66,7 @@ func newRequest(uid types.UID, inv *Invocation, v *Versioned) *admissionv1.Admis
 	var opts runtime.Object
 	if a.Options != nil {
 		opts = a.Options.DeepCopyObject()
-		if opts.GetObjectKind().GroupVersionKind().Empty() {
-			setOptionsKind(opts)
-		}
+		setOptionsKind(opts)
 	}
 	return &admissionv1.AdmissionRequest{
 		UID:                uid,
