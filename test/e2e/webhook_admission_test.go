@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -164,6 +165,8 @@ type webhookStep struct {
 	name       string
 	mutating   []admissionregistrationv1.MutatingWebhook
 	validating []admissionregistrationv1.ValidatingWebhook
+	// hpa makes the probe webhooks also match horizontalpodautoscalers,
+	// for the steps that write them.
 	// run does the step's writes with objects labelled for the step.
 	run func(w *webhookWriter) webhookAnswer
 }
@@ -208,6 +211,9 @@ func installWebhooks(t *testing.T, c *kubernetes.Clientset, srv *webhooktest.Ser
 	}
 	stepSelector := &metav1.LabelSelector{MatchLabels: map[string]string{"step": step.name}}
 	var deletes []func() error
+	// Whatever a failed run left behind.
+	_ = c.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, name, metav1.DeleteOptions{})
+	_ = c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, name, metav1.DeleteOptions{})
 	if len(step.mutating) > 0 {
 		hooks := slices.Clone(step.mutating)
 		for i := range hooks {
@@ -240,6 +246,14 @@ func installWebhooks(t *testing.T, c *kubernetes.Clientset, srv *webhooktest.Ser
 			return c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, name, metav1.DeleteOptions{})
 		})
 	}
+	cleanup := func() {
+		for _, d := range deletes {
+			if err := d(); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("deleting the configurations of step %s: %v", step.name, err)
+			}
+		}
+	}
+	t.Cleanup(cleanup)
 	// Both configurations must be live: as many probe calls as
 	// configurations, from one dry-run create.
 	want := len(deletes)
@@ -264,19 +278,20 @@ func installWebhooks(t *testing.T, c *kubernetes.Clientset, srv *webhooktest.Ser
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return func() {
-		for _, d := range deletes {
-			if err := d(); err != nil {
-				t.Errorf("deleting the configurations of step %s: %v", step.name, err)
-			}
-		}
-	}
+	return cleanup
 }
 
 func configMapRules() []admissionregistrationv1.RuleWithOperations {
 	return []admissionregistrationv1.RuleWithOperations{{
 		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
 		Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
+	}}
+}
+
+func hpaRules(version string) []admissionregistrationv1.RuleWithOperations {
+	return []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{"autoscaling"}, APIVersions: []string{version}, Resources: []string{"horizontalpodautoscalers"}},
 	}}
 }
 
@@ -383,6 +398,16 @@ func webhookSteps(srv *webhooktest.Server) []webhookStep {
 			a := w.create("cm", nil, false)
 			return merge(a, w.delete("cm"))
 		}},
+		{name: "equivalent-version", mutating: []admissionregistrationv1.MutatingWebhook{
+			mutatingHook(srv, "label.e2e.example.com", "/label/key/seen/value/v1", func(h *admissionregistrationv1.MutatingWebhook) {
+				h.Rules = hpaRules("v1")
+				h.MatchPolicy = ptrTo(admissionregistrationv1.Equivalent)
+			})}, run: func(w *webhookWriter) webhookAnswer { return w.createHPA("hpa") }},
+		{name: "exact-version", validating: []admissionregistrationv1.ValidatingWebhook{
+			validatingHook(srv, "deny.e2e.example.com", "/deny/message/v1%20only", func(h *admissionregistrationv1.ValidatingWebhook) {
+				h.Rules = hpaRules("v1")
+				h.MatchPolicy = ptrTo(admissionregistrationv1.Exact)
+			})}, run: func(w *webhookWriter) webhookAnswer { return w.createHPA("hpa") }},
 		{name: "kubectl-deny", validating: []admissionregistrationv1.ValidatingWebhook{
 			validatingHook(srv, "deny.e2e.example.com", "/deny/message/no%20kubectl%20today/warn/think%20twice", nil)},
 			run: func(w *webhookWriter) webhookAnswer { return w.kubectlCreate("cm") }},
@@ -448,12 +473,30 @@ func (w *webhookWriter) create(name string, labels map[string]string, dryRun boo
 	return w.answer(w.c.CoreV1().ConfigMaps(w.ns).Create(w.ctx, w.object(name, labels), opts))
 }
 
-// createWithin creates with the request timeout d.
+// createWithin creates with the request timeout d: the server's, the
+// client waits for its answer.
 func (w *webhookWriter) createWithin(name string, d time.Duration) webhookAnswer {
 	out := &corev1.ConfigMap{}
-	err := w.c.CoreV1().RESTClient().Post().Namespace(w.ns).Resource("configmaps").Timeout(d).
+	err := w.c.CoreV1().RESTClient().Post().Namespace(w.ns).Resource("configmaps").Param("timeout", d.String()).
 		Body(w.object(name, nil)).Do(w.ctx).Into(out)
 	return w.answer(out, err)
+}
+
+// createHPA creates an autoscaling/v2 horizontalpodautoscaler.
+func (w *webhookWriter) createHPA(name string) webhookAnswer {
+	hpa := &autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Name: w.step + "-" + name, Labels: map[string]string{"step": w.step}},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "d"},
+			MinReplicas:    ptrTo(int32(1)), MaxReplicas: 3,
+		},
+	}
+	out, err := w.c.AutoscalingV2().HorizontalPodAutoscalers(w.ns).Create(w.ctx, hpa, metav1.CreateOptions{})
+	a := w.answer(nil, err)
+	if err == nil {
+		a.Labels = out.Labels
+	}
+	return a
 }
 
 func (w *webhookWriter) delete(name string) webhookAnswer {

@@ -3,8 +3,10 @@ package mutating
 import (
 	"context"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -201,6 +203,38 @@ func TestFailures(t *testing.T) {
 				t.Errorf("error %d %q,\nwant %d %q", status.Status().Code, err, tc.code, tc.want)
 			}
 		})
+	}
+}
+
+// A webhook's timeout never outlasts the write's own deadline: the call
+// is cut when the write's time is up, and the webhook is told the time
+// left (the timeout parameter of its URL), not its own timeoutSeconds.
+func TestTimeoutWithinTheRequestDeadline(t *testing.T) {
+	s := webhooktest.Start(t)
+	host := strings.TrimPrefix(s.URL, "https://")
+	p := plugin(hook(s, "slow.example.com", "/slow/delay/30s", func(w *v1.MutatingWebhook) {
+		w.TimeoutSeconds = ptr(int32(20))
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	err := admit(ctx, p, configMapCreate(false))
+	// The time left is rounded up to a second: 2s, or 1s on a slow
+	// machine; never the webhook's 20s.
+	want := regexp.MustCompile(`^Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: Post "https://` +
+		regexp.QuoteMeta(host) + `/slow/delay/30s\?timeout=[12]s": context deadline exceeded$`)
+	if err == nil || !want.MatchString(err.Error()) {
+		t.Fatalf("error %v,\nwant %s", err, want)
+	}
+
+	// Failing open, the write ends there: its time is up.
+	p = plugin(hook(s, "slow.example.com", "/slow/delay/30s", func(w *v1.MutatingWebhook) {
+		w.TimeoutSeconds = ptr(int32(20))
+		w.FailurePolicy = ptr(v1.Ignore)
+	}))
+	ctx, cancel = context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := admit(ctx, p, configMapCreate(false)); !apierrors.IsTimeout(err) {
+		t.Fatalf("error %v, want a timeout", err)
 	}
 }
 
