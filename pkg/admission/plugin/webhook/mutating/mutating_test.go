@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,6 +20,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/webhook"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
 
@@ -242,4 +244,33 @@ func asStatus(err error, into *apierrors.APIStatus) bool {
 	s, ok := err.(apierrors.APIStatus)
 	*into = s
 	return ok
+}
+
+// A mutating webhook's call leaves kube-apiserver's audit annotations:
+// whether it mutated the object, its patch (at level Request and above),
+// the annotations the webhook asked for under its name, and failing
+// open.
+func TestAuditAnnotations(t *testing.T) {
+	s := webhooktest.Start(t)
+	p := plugin(
+		hook(s, "label.example.com", "/label/key/a/value/b", nil),
+		hook(s, "annotate.example.com", "/annotate/key/decision/value/fine", nil),
+		hook(s, "broken.example.com", "/error", func(w *v1.MutatingWebhook) { w.FailurePolicy = ptr(v1.Ignore) }),
+	)
+	audit := auditcontext.New("id")
+	audit.Init(auditcontext.LevelRequest, false)
+	if err := admit(auditcontext.With(context.Background(), audit), p, configMapCreate(false)); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"mutation.webhook.admission.k8s.io/round_0_index_0":             `{"configuration":"config","webhook":"label.example.com","mutated":true}`,
+		"patch.webhook.admission.k8s.io/round_0_index_0":                `{"configuration":"config","webhook":"label.example.com","patch":[{"op":"add","path":"/metadata/labels","value":{}},{"op":"add","path":"/metadata/labels/a","value":"b"}],"patchType":"JSONPatch"}`,
+		"mutation.webhook.admission.k8s.io/round_0_index_1":             `{"configuration":"config","webhook":"annotate.example.com","mutated":false}`,
+		"annotate.example.com/decision":                                 "fine",
+		"mutation.webhook.admission.k8s.io/round_0_index_2":             `{"configuration":"config","webhook":"broken.example.com","mutated":false}`,
+		"failed-open.mutation.webhook.admission.k8s.io/round_0_index_2": "broken.example.com",
+	}
+	if diff := cmp.Diff(want, audit.Recorded().Annotations); diff != "" {
+		t.Errorf("annotations (-want +got):\n%s", diff)
+	}
 }
