@@ -63,6 +63,8 @@ type Request struct {
 	Query      url.Values
 	APIVersion string
 	Request    admissionv1.AdmissionRequest
+	// Authorization is the request's Authorization header.
+	Authorization string
 }
 
 // Start serves until the test ends.
@@ -114,7 +116,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	behaviour, params := parsePath(r.URL.Path)
-	s.requests = append(s.requests, Request{Path: behaviour, Query: params, APIVersion: in.APIVersion, Request: *in.Request})
+	s.requests = append(s.requests, Request{Path: behaviour, Query: params, APIVersion: in.APIVersion, Request: *in.Request, Authorization: r.Header.Get("Authorization")})
 	s.inFlight++
 	s.maxInFlight = max(s.maxInFlight, s.inFlight)
 	s.mu.Unlock()
