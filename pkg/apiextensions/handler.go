@@ -158,6 +158,7 @@ func (h *crdHandler) Update(crd *apiextensionsv1.CustomResourceDefinition) {
 	if old != nil {
 		old.destroy()
 		h.removeLocked(crd.Name, old)
+		h.forgetVersions(old, served)
 		maps.Copy(affected, old.groupVersions())
 	}
 	if served != nil {
@@ -174,6 +175,7 @@ func (h *crdHandler) Remove(name string) {
 	if old, ok := h.byName[name]; ok {
 		old.destroy()
 		h.removeLocked(name, old)
+		h.forgetVersions(old, nil)
 		h.publishLocked(old.groupVersions())
 	}
 }
@@ -186,9 +188,30 @@ func (h *crdHandler) RemoveAll() {
 	for name, served := range h.byName {
 		served.destroy()
 		h.removeLocked(name, served)
+		h.forgetVersions(served, nil)
 		maps.Copy(affected, served.groupVersions())
 	}
 	h.publishLocked(affected)
+}
+
+// forgetVersions removes from the equivalent-resource registry the
+// versions old served that now (nil: nothing) does not serve under the
+// same resource name.
+func (h *crdHandler) forgetVersions(old, now *servedCRD) {
+	crd := old.crd.Load()
+	if crd == nil {
+		return
+	}
+	var nowCRD *apiextensionsv1.CustomResourceDefinition
+	if now != nil {
+		nowCRD = now.crd.Load()
+	}
+	for version := range old.handlers {
+		if nowCRD != nil && nowCRD.Spec.Names.Plural == crd.Spec.Names.Plural && now.handlers[version] != nil {
+			continue
+		}
+		h.cfg.EquivalentResources.ForgetVersion(schema.GroupVersionResource{Group: old.group, Version: version, Resource: crd.Spec.Names.Plural})
+	}
 }
 
 // Storage returns the storage of the CRD's storage version, for the
@@ -281,6 +304,7 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 			StrictSerializer:    codecs.StrictSerializer(),
 			ParameterCodec:      scheme.ParameterCodec,
 			Admission:           h.cfg.Admission,
+			EquivalentResources: h.cfg.EquivalentResources,
 			MinRequestTimeout:   h.cfg.MinRequestTimeout,
 			MaxRequestBodyBytes: h.cfg.MaxRequestBodyBytes,
 			Typer:               codecs,

@@ -47,7 +47,10 @@ type Config struct {
 	RESTOptions generic.RESTOptions
 	Storage     CodecStorageFactory
 
-	Admission           admission.Interface
+	Admission admission.Interface
+	// EquivalentResources learns the kind of each installed resource,
+	// custom resources included.
+	EquivalentResources *admission.EquivalentResourceRegistry
 	MinRequestTimeout   time.Duration
 	MaxRequestBodyBytes int64
 	OpenAPI             *server.OpenAPIResources
@@ -95,6 +98,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		StrictSerializer:    serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict),
 		ParameterCodec:      scheme.ParameterCodec,
 		Admission:           cfg.Admission,
+		EquivalentResources: cfg.EquivalentResources,
 		Logger:              cfg.Logger,
 		MinRequestTimeout:   cfg.MinRequestTimeout,
 		MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,

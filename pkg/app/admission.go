@@ -62,11 +62,15 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/inuseprotection"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/resize"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/storage/setdefault"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/webhook"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/webhook/mutating"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/webhook/validating"
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/client"
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/features"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 	"github.com/kapi-dev/kapi/pkg/version"
 )
 
@@ -108,6 +112,13 @@ type admissionDeps struct {
 	tolerationSeconds defaulttolerationseconds.Config
 	// runtimeConfig says which group versions are served.
 	runtimeConfig controlplane.RuntimeConfig
+	log           *slog.Logger
+	// The webhook plugins' shared metrics, the counters of their servers'
+	// deprecated certificates, and the resources of matchPolicy
+	// Equivalent.
+	webhookMetrics      *webhook.Metrics
+	webhookX509         *metrics.WebhookX509
+	equivalentResources admission.EquivalentResources
 }
 
 // admissionPlugin is one of kube-apiserver's admission plugins.
@@ -159,9 +170,9 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: nodedeclaredfeatures.PluginName, defaultOn: true, build: buildNodeDeclaredFeatureValidator},
 	{name: podresize.PluginName, defaultOn: true, build: buildPodResizeValidator},
 	{name: "MutatingAdmissionPolicy", defaultOn: true},
-	{name: "MutatingAdmissionWebhook", defaultOn: true},
+	{name: mutating.PluginName, defaultOn: true, build: buildMutatingWebhook},
 	{name: "ValidatingAdmissionPolicy", defaultOn: true},
-	{name: "ValidatingAdmissionWebhook", defaultOn: true},
+	{name: validating.PluginName, defaultOn: true, build: buildValidatingWebhook},
 	{name: resourcequota.PluginName, defaultOn: true, build: buildResourceQuota},
 	{name: deny.PluginName, build: buildAlwaysDeny},
 }

@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/webhook"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/authentication/cafile"
@@ -202,14 +203,20 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	s.closers = append(s.closers, func() error { stopReload(); return nil })
 	go authz.Run(reloadCtx)
 	admissionMetrics := admission.NewMetrics()
-	metricsRegistry.MustRegister(admissionMetrics)
+	webhookMetrics := webhook.NewMetrics()
+	metricsRegistry.MustRegister(admissionMetrics, webhookMetrics)
+	equivalentResources := admission.NewEquivalentResourceRegistry()
 	admit, err := buildAdmission(c.Admission, &admissionDeps{
-		clients:    loopbackClients,
-		informers:  sharedInformers,
-		authorizer: authz,
-		features:   c.FeatureGates,
-		metrics:    metricsRegistry,
-		restMapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(clientdiscovery.NewDiscoveryClientForConfigOrDie(loopback.RESTConfig()))),
+		clients:             loopbackClients,
+		informers:           sharedInformers,
+		authorizer:          authz,
+		features:            c.FeatureGates,
+		log:                 log.With("component", "admission"),
+		webhookMetrics:      webhookMetrics,
+		webhookX509:         webhookX509,
+		equivalentResources: equivalentResources,
+		metrics:             metricsRegistry,
+		restMapper:          restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(clientdiscovery.NewDiscoveryClientForConfigOrDie(loopback.RESTConfig()))),
 		// ResourceQuota reads device classes only when they are served.
 		runtimeConfig: c.RuntimeConfig,
 	}, admissionMetrics, log.With("component", "admission"))
@@ -250,6 +257,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		RESTOptions:         restOptions,
 		Storage:             storageBackend,
 		Admission:           admit,
+		EquivalentResources: equivalentResources,
 		MinRequestTimeout:   c.MinRequestTimeout,
 		MaxRequestBodyBytes: c.MaxRequestBodyBytes,
 		OpenAPI:             openAPI,
@@ -263,6 +271,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	kube, err := controlplane.New(controlplane.Config{
 		RESTOptions:           restOptions,
 		Admission:             admit,
+		EquivalentResources:   equivalentResources,
 		Logger:                log.With("component", "kube"),
 		ServiceClusterIPRange: c.ServiceClusterIPRange,
 		ServiceNodePortRange:  c.ServiceNodePortRange,

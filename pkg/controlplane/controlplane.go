@@ -92,6 +92,8 @@ type Config struct {
 	// Admission is the admission chain of every write, the same one the
 	// other servers of the delegation chain use.
 	Admission admission.Interface
+	// EquivalentResources learns the kind of each installed resource.
+	EquivalentResources *admission.EquivalentResourceRegistry
 	// Logger receives the log of the built-in groups' machinery; nil
 	// discards it.
 	Logger *slog.Logger
@@ -202,6 +204,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 			StrictSerializer:    strict,
 			ParameterCodec:      scheme.ParameterCodec,
 			Admission:           cfg.Admission,
+			EquivalentResources: cfg.EquivalentResources,
 			Logger:              cfg.Logger,
 			MinRequestTimeout:   cfg.MinRequestTimeout,
 			MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,

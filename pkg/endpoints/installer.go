@@ -41,6 +41,9 @@ type APIGroupVersion struct {
 	StrictSerializer runtime.NegotiatedSerializer
 	ParameterCodec   runtime.ParameterCodec
 	Admission        admission.Interface
+	// EquivalentResources, if set, learns the kind each resource serves,
+	// for the admission webhooks and policies of matchPolicy Equivalent.
+	EquivalentResources *admission.EquivalentResourceRegistry
 
 	MinRequestTimeout   time.Duration
 	MaxRequestBodyBytes int64
@@ -234,6 +237,7 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 		Admission:           g.Admission,
 		MaxRequestBodyBytes: g.MaxRequestBodyBytes,
 	}
+	g.EquivalentResources.RegisterKindFor(scope.Resource, subresource, kind)
 	if scope.FieldManager, err = g.fieldManager(storage, scope); err != nil {
 		return nil, metav1.APIResource{}, err
 	}

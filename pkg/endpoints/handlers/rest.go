@@ -184,8 +184,16 @@ func CreateResource(creater rest.Creater, s *RequestScope) http.HandlerFunc {
 		if err != nil {
 			return nil, 0, err
 		}
-		if m, err := meta.Accessor(obj); err == nil && name == "" {
-			name = m.GetName()
+		if m, err := meta.Accessor(obj); err == nil {
+			if name == "" {
+				name = m.GetName()
+			}
+			// As kube-apiserver, the object has the request's namespace
+			// before admission sees it (a conflicting one is refused by
+			// the store).
+			if s.Namespaced && m.GetNamespace() == "" {
+				m.SetNamespace(request.NamespaceValue(ctx))
+			}
 		}
 		if obj, err = s.trackWrite(nil, obj, fieldmanager.ManagerName(opts.FieldManager, r.UserAgent())); err != nil {
 			return nil, 0, err
