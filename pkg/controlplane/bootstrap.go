@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"context"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -36,18 +37,28 @@ func systemNamespacesHook() server.PostStartHookFunc {
 		}
 		namespaces := client.For[*corev1.Namespace, *corev1.NamespaceList](clients, "namespaces", "")
 		for _, name := range systemNamespaces {
-			if _, err := namespaces.Get(hctx, name, metav1.GetOptions{}); err == nil {
-				continue
-			} else if !apierrors.IsNotFound(err) {
-				return fmt.Errorf("reading namespace %s: %w", name, err)
-			}
-			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-			if _, err := namespaces.Create(hctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-				return fmt.Errorf("creating namespace %s: %w", name, err)
+			if err := ensureNamespace(hctx, namespaces, name); err != nil {
+				return err
 			}
 		}
 		return nil
 	}
+}
+
+// ensureNamespace creates the namespace name unless it exists. It asks
+// first, so that a restart reads the namespace instead of having a create
+// refused.
+func ensureNamespace(ctx context.Context, namespaces client.Interface[*corev1.Namespace, *corev1.NamespaceList], name string) error {
+	if _, err := namespaces.Get(ctx, name, metav1.GetOptions{}); err == nil {
+		return nil
+	} else if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("reading namespace %s: %w", name, err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if _, err := namespaces.Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", name, err)
+	}
+	return nil
 }
 
 // kubernetesServiceHook creates the default/kubernetes Service with the
@@ -58,6 +69,13 @@ func kubernetesServiceHook(services *service.REST, securePort int) server.PostSt
 	return func(hctx server.PostStartHookContext) error {
 		clients, err := kubeAPIServerClient(hctx)
 		if err != nil {
+			return err
+		}
+		// The Service's namespace may not be there yet: the system
+		// namespaces are created by a hook of their own, which runs
+		// beside this one. kube-apiserver's controller creates it too.
+		namespaces := client.For[*corev1.Namespace, *corev1.NamespaceList](clients, "namespaces", "")
+		if err := ensureNamespace(hctx, namespaces, metav1NamespaceDefault); err != nil {
 			return err
 		}
 		servicesClient := client.For[*corev1.Service, *corev1.ServiceList](clients, "services", metav1NamespaceDefault)

@@ -8,12 +8,12 @@ package testserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -236,13 +236,16 @@ func (s *Server) waitReady(timeout time.Duration) error {
 		return err
 	}
 	deadline := time.Now().Add(timeout)
+	last := ""
 	for {
-		resp, err := client.Get(s.URL + "/readyz")
+		resp, err := client.Get(s.URL + "/readyz?verbose")
 		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
 			}
+			last = string(body)
 		}
 		select {
 		case err := <-s.done:
@@ -251,7 +254,14 @@ func (s *Server) waitReady(timeout time.Duration) error {
 		default:
 		}
 		if time.Now().After(deadline) {
-			return errors.New("kapi was not ready in time")
+			// What is still failing says why.
+			var failing []string
+			for _, line := range strings.Split(last, "\n") {
+				if strings.HasPrefix(line, "[-]") {
+					failing = append(failing, line)
+				}
+			}
+			return fmt.Errorf("kapi was not ready in time: %s", strings.Join(failing, "; "))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
