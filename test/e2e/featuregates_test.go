@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kapi-dev/kapi/pkg/app"
 	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/testserver"
 )
@@ -100,7 +101,14 @@ func TestEnabledGatesKeepTheirFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := testserver.Start(t, testserver.Options{FeatureGates: gates})
+	// The recording's admission: NamespaceLifecycle only.
+	var off []string
+	for _, name := range app.DefaultAdmissionPlugins() {
+		if name != "NamespaceLifecycle" {
+			off = append(off, name)
+		}
+	}
+	s := testserver.Start(t, testserver.Options{FeatureGates: gates, Admission: app.AdmissionConfig{Disable: off}})
 	got := sendGated(t, s.ClientConfig, requests)
 	for i := range want {
 		if diff := cmp.Diff(want[i], got[i]); diff != "" {

@@ -51,6 +51,11 @@ func TestNodeRestrictionKubelet(t *testing.T) {
 	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The pods the scheduler binds run as the default service account,
+	// which no controller creates here.
+	if _, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	// Registering: kubelet labels only.
 	_, err := kubelet.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "e2e-n1",
@@ -83,7 +88,9 @@ func TestNodeRestrictionKubelet(t *testing.T) {
 		t.Fatalf("the kubelet's mirror pod: %v", err)
 	}
 	_, err = kubelet.CoreV1().Pods(ns).Create(ctx, mirror("static-secret", node.UID, corev1.Volume{Name: "s", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "s"}}}), metav1.CreateOptions{})
-	wantRefusal(t, "a mirror pod mounting a secret", err, `pods "static-secret" is forbidden: node "e2e-n1" can not create pods that reference secrets`)
+	// ServiceAccount, earlier in the chain, refuses it first (as on a
+	// kube-apiserver with its default plugins and NodeRestriction).
+	wantRefusal(t, "a mirror pod mounting a secret", err, `pods "static-secret" is forbidden: a mirror pod may not reference secrets`)
 	_, err = kubelet.CoreV1().Pods(ns).Create(ctx, mirror("static-stale", "00000000-0000-0000-0000-000000000001"), metav1.CreateOptions{})
 	wantRefusal(t, "a mirror pod of a stale node", err, `pods "static-stale" is forbidden: node e2e-n1 UID mismatch: expected 00000000-0000-0000-0000-000000000001 got `+string(node.UID))
 
