@@ -366,12 +366,8 @@ func buildDenyServiceExternalIPs(_ *admissionDeps, _ []byte) (admission.Plugin, 
 }
 
 func buildNamespaceExists(d *admissionDeps, _ []byte) (admission.Plugin, error) {
-	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
-	return exists.New(exists.Config{
-		Lister:    corelisters.NewNamespaceLister(namespaces.GetIndexer()),
-		HasSynced: namespaces.HasSynced,
-		Live:      client.For[*corev1.Namespace, *corev1.NamespaceList](d.clients, "namespaces", ""),
-	}), nil
+	cache, live, synced := d.namespaces()
+	return exists.New(exists.Config{Namespaces: cache, Live: live, HasSynced: synced}), nil
 }
 
 func buildNamespaceAutoProvision(d *admissionDeps, _ []byte) (admission.Plugin, error) {
@@ -522,10 +518,13 @@ func buildLimitPodHardAntiAffinityTopology(*admissionDeps, []byte) (admission.Pl
 }
 
 // namespaceGetter reads a namespace through the loopback client.
-type namespaceGetter struct{ d *admissionDeps }
-
-func (g namespaceGetter) Get(ctx context.Context, name string) (*corev1.Namespace, error) {
-	return client.For[*corev1.Namespace, *corev1.NamespaceList](g.d.clients, "namespaces", "").Get(ctx, name, metav1.GetOptions{})
+// namespaces are what plugins read the namespace of a write from: the
+// shared informer's cache, synced once when synced says so, and the
+// server, for a namespace the cache does not have yet.
+func (d *admissionDeps) namespaces() (cache corelisters.NamespaceLister, live client.Interface[*corev1.Namespace, *corev1.NamespaceList], synced func() bool) {
+	informer := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
+	return corelisters.NewNamespaceLister(informer.GetIndexer()),
+		client.For[*corev1.Namespace, *corev1.NamespaceList](d.clients, "namespaces", ""), informer.HasSynced
 }
 
 func buildPodNodeSelector(d *admissionDeps, config []byte) (admission.Plugin, error) {
@@ -533,13 +532,8 @@ func buildPodNodeSelector(d *admissionDeps, config []byte) (admission.Plugin, er
 	if err != nil {
 		return nil, err
 	}
-	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
-	return podnodeselector.New(podnodeselector.Config{
-		Configuration: cfg,
-		Namespaces:    corelisters.NewNamespaceLister(namespaces.GetIndexer()),
-		HasSynced:     namespaces.HasSynced,
-		Live:          namespaceGetter{d},
-	}), nil
+	cache, live, synced := d.namespaces()
+	return podnodeselector.New(podnodeselector.Config{Configuration: cfg, Namespaces: cache, Live: live, HasSynced: synced}), nil
 }
 
 func buildPodTolerationRestriction(d *admissionDeps, config []byte) (admission.Plugin, error) {
@@ -547,13 +541,8 @@ func buildPodTolerationRestriction(d *admissionDeps, config []byte) (admission.P
 	if err != nil {
 		return nil, err
 	}
-	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
-	return podtolerationrestriction.New(podtolerationrestriction.Config{
-		Configuration: cfg,
-		Namespaces:    corelisters.NewNamespaceLister(namespaces.GetIndexer()),
-		HasSynced:     namespaces.HasSynced,
-		Live:          namespaceGetter{d},
-	}), nil
+	cache, live, synced := d.namespaces()
+	return podtolerationrestriction.New(podtolerationrestriction.Config{Configuration: cfg, Namespaces: cache, Live: live, HasSynced: synced}), nil
 }
 
 // buildResourceQuota reads quotas (and device classes, when

@@ -33,12 +33,19 @@ type Getter struct {
 }
 
 // Get returns the namespace called name. A namespace neither the cache
-// nor the server has is a NotFound error; the returned object is the
-// cache's, shared, and must not be changed.
+// nor the server has is the NotFound error the client sees; any other
+// failure is an internal error (500), as kube-apiserver's plugins answer
+// it. The returned object may be the cache's, shared: never change it.
 func (g Getter) Get(ctx context.Context, name string) (*corev1.Namespace, error) {
 	ns, err := g.Cache.Get(name)
-	if err == nil || !apierrors.IsNotFound(err) || g.Live == nil {
-		return ns, err
+	if apierrors.IsNotFound(err) && g.Live != nil {
+		ns, err = g.Live.Get(ctx, name, metav1.GetOptions{})
 	}
-	return g.Live.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return ns, nil
+	case apierrors.IsNotFound(err):
+		return nil, err
+	}
+	return nil, apierrors.NewInternalError(err)
 }

@@ -59,11 +59,12 @@ type failing struct{}
 
 func (failing) Get(string) (*corev1.Namespace, error) { return nil, errors.New("cache broken") }
 
-// A cache error other than NotFound is returned as it is, not hidden by a
+// A cache error other than NotFound is an internal error, not hidden by a
 // server read.
-func TestGetReturnsCacheErrors(t *testing.T) {
+func TestGetAnswersOtherErrorsAsInternal(t *testing.T) {
 	srv := &live{cache: cache{"ns": namespace("ns", "server")}}
-	if _, err := (Getter{Cache: failing{}, Live: srv}).Get(context.Background(), "ns"); err == nil || srv.reads != 0 {
-		t.Errorf("got %v after %d server reads, want the cache's error and no read", err, srv.reads)
+	_, err := (Getter{Cache: failing{}, Live: srv}).Get(context.Background(), "ns")
+	if !apierrors.IsInternalError(err) || srv.reads != 0 {
+		t.Errorf("got %v after %d server reads, want an internal error and no read", err, srv.reads)
 	}
 }

@@ -8,35 +8,21 @@ import (
 	"context"
 	"errors"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/namespaces"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/ready"
 )
 
 // PluginName is the plugin's name in --enable-admission-plugins.
 const PluginName = "NamespaceExists"
 
-// NamespaceLister reads namespaces from a cache (client-go's
-// NamespaceLister is one).
-type NamespaceLister interface {
-	Get(name string) (*corev1.Namespace, error)
-}
-
-// NamespaceGetter reads a namespace from the server.
-type NamespaceGetter interface {
-	Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Namespace, error)
-}
-
 // Config is what the plugin needs.
 type Config struct {
-	// Lister reads the informer's cache, HasSynced says whether it
-	// synced once; Live reads a namespace the cache does not have.
-	Lister    NamespaceLister
-	HasSynced func() bool
-	Live      NamespaceGetter
+	// Namespaces is the informer's cache, which HasSynced says synced
+	// once; Live the server, for a namespace the cache does not have.
+	Namespaces namespaces.Cache
+	HasSynced  func() bool
+	Live       namespaces.Live
 }
 
 // Plugin is the admission plugin; it validates.
@@ -59,19 +45,10 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if !ready.Wait(ctx, p.cfg.HasSynced) {
 		return admission.NewForbidden(a, errors.New("not yet ready to handle request"))
 	}
-	_, err := p.cfg.Lister.Get(a.Namespace)
-	if err == nil {
-		return nil
-	}
-	if !apierrors.IsNotFound(err) {
-		return apierrors.NewInternalError(err)
-	}
-	_, err = p.cfg.Live.Get(ctx, a.Namespace, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return err
-	case err != nil:
-		return apierrors.NewInternalError(err)
-	}
-	return nil
+	_, err := p.namespaces().Get(ctx, a.Namespace)
+	return err
+}
+
+func (p *Plugin) namespaces() namespaces.Getter {
+	return namespaces.Getter{Cache: p.cfg.Namespaces, Live: p.cfg.Live}
 }

@@ -11,25 +11,25 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission"
 )
 
-type namespaces map[string]bool
+type namespaceSet map[string]bool
 
-func (n namespaces) Get(name string) (*corev1.Namespace, error) {
+func (n namespaceSet) Get(name string) (*corev1.Namespace, error) {
 	if n[name] {
 		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, nil
 	}
 	return nil, apierrors.NewNotFound(corev1.Resource("namespaces"), name)
 }
 
-type live struct{ namespaces }
+type live struct{ namespaceSet }
 
 func (l live) Get(_ context.Context, name string, _ metav1.GetOptions) (*corev1.Namespace, error) {
-	return l.namespaces.Get(name)
+	return l.namespaceSet.Get(name)
 }
 
 // A write in a namespace neither the cache nor the server has is refused
 // with the namespace's 404; namespaces themselves are not checked.
 func TestExists(t *testing.T) {
-	p := New(Config{Lister: namespaces{"cached": true}, HasSynced: func() bool { return true }, Live: live{namespaces{"cached": true, "new": true}}})
+	p := New(Config{Namespaces: namespaceSet{"cached": true}, HasSynced: func() bool { return true }, Live: live{namespaceSet{"cached": true, "new": true}}})
 	cm := corev1.SchemeGroupVersion.WithKind("ConfigMap")
 	for _, tc := range []struct {
 		ns, kind string

@@ -24,7 +24,7 @@ import (
 	ndftypes "k8s.io/component-helpers/nodedeclaredfeatures/types"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
-	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podresize"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/ready"
 )
 
 // PluginName is the plugin's name in --enable-admission-plugins.
@@ -77,7 +77,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if old.Generation == pod.Generation {
 		return nil
 	}
-	if !podresize.WaitForSync(ctx, p.cfg.HasSynced) {
+	if !ready.Wait(ctx, p.cfg.HasSynced) {
 		return admission.NewForbidden(a, fmt.Errorf("not yet ready to handle request"))
 	}
 	reqs, err := p.framework.InferForPodUpdate(&ndftypes.PodInfo{Spec: &old.Spec, Status: &old.Status}, &ndftypes.PodInfo{Spec: &pod.Spec, Status: &pod.Status}, p.cfg.Version)

@@ -14,11 +14,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
-	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podresize"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/namespaces"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/ready"
 )
 
 // PluginName is the plugin's name in --enable-admission-plugins.
@@ -52,19 +52,14 @@ func ParseConfiguration(data []byte) (Configuration, error) {
 	return c, nil
 }
 
-// NamespaceGetter reads a namespace from the server.
-type NamespaceGetter interface {
-	Get(ctx context.Context, name string) (*corev1.Namespace, error)
-}
-
 // Config is what the plugin needs.
 type Config struct {
 	Configuration Configuration
-	// Namespaces reads namespaces from an informer's cache, Live from the
-	// server when the cache does not have one.
-	Namespaces corelisters.NamespaceLister
+	// Namespaces is the informer's cache, which HasSynced says synced
+	// once; Live the server, for a namespace the cache does not have.
+	Namespaces namespaces.Cache
 	HasSynced  func() bool
-	Live       NamespaceGetter
+	Live       namespaces.Live
 }
 
 // Plugin is the plugin, mutating and validating creates of pods.
@@ -134,23 +129,19 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 // namespaceSelector is the namespace's annotation, or the cluster's
 // default selector when it has none.
 func (p *Plugin) namespaceSelector(ctx context.Context, a *admission.Attributes) (labels.Set, error) {
-	if !podresize.WaitForSync(ctx, p.cfg.HasSynced) {
+	if !ready.Wait(ctx, p.cfg.HasSynced) {
 		return nil, admission.NewForbidden(a, fmt.Errorf("not yet ready to handle request"))
 	}
-	ns, err := p.cfg.Namespaces.Get(a.Namespace)
-	if apierrors.IsNotFound(err) {
-		ns, err = p.cfg.Live.Get(ctx, a.Namespace)
-		if err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil, err
-			}
-			return nil, apierrors.NewInternalError(err)
-		}
-	} else if err != nil {
-		return nil, apierrors.NewInternalError(err)
+	ns, err := p.namespaces().Get(ctx, a.Namespace)
+	if err != nil {
+		return nil, err
 	}
 	if s, ok := ns.Annotations[NamespaceAnnotation]; ok {
 		return labels.ConvertSelectorToLabelsMap(s)
 	}
 	return labels.ConvertSelectorToLabelsMap(p.cfg.Configuration.PodNodeSelectorPluginConfig[clusterDefault])
+}
+
+func (p *Plugin) namespaces() namespaces.Getter {
+	return namespaces.Getter{Cache: p.cfg.Namespaces, Live: p.cfg.Live}
 }

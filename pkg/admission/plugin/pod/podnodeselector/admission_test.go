@@ -14,12 +14,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission"
 )
 
-type noNamespaces struct{}
-
-func (noNamespaces) Get(_ context.Context, name string) (*corev1.Namespace, error) {
-	return nil, apierrors.NewNotFound(corev1.Resource("namespaces"), name)
-}
-
 // The configuration file's per-namespace whitelist bounds the labels a
 // pod of that namespace may select (a case the corpus cannot record: its
 // namespaces are named at random).
@@ -32,7 +26,7 @@ func TestNamespaceWhitelist(t *testing.T) {
 	if err := indexer.Add(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}); err != nil {
 		t.Fatal(err)
 	}
-	p := New(Config{Configuration: cfg, Namespaces: corelisters.NewNamespaceLister(indexer), HasSynced: func() bool { return true }, Live: noNamespaces{}})
+	p := New(Config{Configuration: cfg, Namespaces: corelisters.NewNamespaceLister(indexer), HasSynced: func() bool { return true }})
 	for _, tc := range []struct {
 		selector map[string]string
 		want     string

@@ -13,7 +13,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +21,7 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/ready"
 )
 
 // PluginName is the plugin's name in --enable-admission-plugins.
@@ -74,7 +74,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if old.Generation == pod.Generation {
 		return nil
 	}
-	if !WaitForSync(ctx, p.cfg.HasSynced) {
+	if !ready.Wait(ctx, p.cfg.HasSynced) {
 		return admission.NewForbidden(a, fmt.Errorf("not yet ready to handle request"))
 	}
 	node, err := p.cfg.Nodes.Get(pod.Spec.NodeName)
@@ -117,21 +117,4 @@ func fitsAllocatable(pod *corev1.Pod, node *corev1.Node) error {
 		return fmt.Errorf("node didn't have enough allocatable resources: %s", strings.Join(msg, "; "))
 	}
 	return nil
-}
-
-// WaitForSync waits, at most ten seconds, for a cache's first sync, as
-// kube-apiserver's plugins wait for their informers.
-func WaitForSync(ctx context.Context, hasSynced func() bool) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for !hasSynced() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	return true
 }

@@ -18,13 +18,12 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/namespaces"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/ready"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/tolerations"
-	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podresize"
 	"github.com/kapi-dev/kapi/pkg/apis/core"
 )
 
@@ -62,19 +61,14 @@ func ParseConfiguration(data []byte) (Configuration, error) {
 	return c, nil
 }
 
-// NamespaceGetter reads a namespace from the server.
-type NamespaceGetter interface {
-	Get(ctx context.Context, name string) (*corev1.Namespace, error)
-}
-
 // Config is what the plugin needs.
 type Config struct {
 	Configuration Configuration
-	// Namespaces reads namespaces from an informer's cache, Live from the
-	// server when the cache does not have one.
-	Namespaces corelisters.NamespaceLister
+	// Namespaces is the informer's cache, which HasSynced says synced
+	// once; Live the server, for a namespace the cache does not have.
+	Namespaces namespaces.Cache
 	HasSynced  func() bool
-	Live       NamespaceGetter
+	Live       namespaces.Live
 }
 
 // Plugin is the plugin, mutating and validating creates and updates of
@@ -104,7 +98,7 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 	if pod == nil {
 		return nil
 	}
-	if !podresize.WaitForSync(ctx, p.cfg.HasSynced) {
+	if !ready.Wait(ctx, p.cfg.HasSynced) {
 		return admission.NewForbidden(a, fmt.Errorf("not yet ready to handle request"))
 	}
 	var extra []corev1.Toleration
@@ -134,7 +128,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if pod == nil {
 		return nil
 	}
-	if !podresize.WaitForSync(ctx, p.cfg.HasSynced) {
+	if !ready.Wait(ctx, p.cfg.HasSynced) {
 		return admission.NewForbidden(a, fmt.Errorf("not yet ready to handle request"))
 	}
 	if len(pod.Spec.Tolerations) == 0 {
@@ -167,15 +161,7 @@ next:
 // annotation is the tolerations of a namespace annotation: nil when the
 // namespace does not have it, empty when it is empty.
 func (p *Plugin) annotation(ctx context.Context, namespace, key string) ([]corev1.Toleration, error) {
-	ns, err := p.cfg.Namespaces.Get(namespace)
-	if apierrors.IsNotFound(err) {
-		ns, err = p.cfg.Live.Get(ctx, namespace)
-		if err != nil && !apierrors.IsNotFound(err) {
-			return nil, apierrors.NewInternalError(err)
-		}
-	} else if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
+	ns, err := p.namespaces().Get(ctx, namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -191,4 +177,8 @@ func (p *Plugin) annotation(ctx context.Context, namespace, key string) ([]corev
 		return nil, err
 	}
 	return ts, nil
+}
+
+func (p *Plugin) namespaces() namespaces.Getter {
+	return namespaces.Getter{Cache: p.cfg.Namespaces, Live: p.cfg.Live}
 }
