@@ -10,7 +10,6 @@ package defaultingressclass
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	networkingv1beta1 "k8s.io/api/networking/v1beta1"
@@ -18,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/defaultclass"
 )
 
 // PluginName is the plugin's name in --enable-admission-plugins.
@@ -73,21 +73,12 @@ func defaultClass(lister IngressClassLister) (*networkingv1.IngressClass, error)
 	if err != nil {
 		return nil, err
 	}
-	var defaults []*networkingv1.IngressClass
-	for _, c := range all {
-		if c.Annotations[networkingv1.AnnotationIsDefaultIngressClass] == "true" {
-			defaults = append(defaults, c)
-		}
+	if c, ok := defaultclass.Newest(all, isDefault); ok {
+		return c, nil
 	}
-	if len(defaults) == 0 {
-		return nil, nil
-	}
-	sort.Slice(defaults, func(i, j int) bool {
-		ti, tj := defaults[i].CreationTimestamp.UnixNano(), defaults[j].CreationTimestamp.UnixNano()
-		if ti == tj {
-			return defaults[i].Name < defaults[j].Name
-		}
-		return ti > tj
-	})
-	return defaults[0], nil
+	return nil, nil
+}
+
+func isDefault(c *networkingv1.IngressClass) bool {
+	return c.Annotations[networkingv1.AnnotationIsDefaultIngressClass] == "true"
 }

@@ -12,13 +12,13 @@ package setdefault
 
 import (
 	"context"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/defaultclass"
 )
 
 // PluginName is the plugin's name in --enable-admission-plugins.
@@ -88,21 +88,8 @@ func DefaultClass(lister StorageClassLister) (*storagev1.StorageClass, error) {
 	if err != nil {
 		return nil, err
 	}
-	var defaults []*storagev1.StorageClass
-	for _, sc := range all {
-		if IsDefault(sc) {
-			defaults = append(defaults, sc)
-		}
+	if sc, ok := defaultclass.Newest(all, IsDefault); ok {
+		return sc, nil
 	}
-	if len(defaults) == 0 {
-		return nil, nil
-	}
-	sort.Slice(defaults, func(i, j int) bool {
-		ti, tj := defaults[i].CreationTimestamp.UnixNano(), defaults[j].CreationTimestamp.UnixNano()
-		if ti == tj {
-			return defaults[i].Name < defaults[j].Name
-		}
-		return ti > tj
-	})
-	return defaults[0], nil
+	return nil, nil
 }
