@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -32,4 +33,28 @@ func addAdmissionFlags(fs *pflag.FlagSet, c *app.AdmissionConfig) {
 		"Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.")
 	fs.Int64Var(c.DefaultUnreachableTolerationSeconds, "default-unreachable-toleration-seconds", *c.DefaultUnreachableTolerationSeconds,
 		"Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.")
+}
+
+// AdmissionFlags are the command-line flags that configure admission as
+// c does, on kapi and on kube-apiserver alike: what a test that runs
+// kapi in process with c says to start a kube-apiserver with, to record
+// answers to compare. Unset fields give no flag.
+func AdmissionFlags(c app.AdmissionConfig) []string {
+	var flags []string
+	if len(c.Enable) > 0 {
+		flags = append(flags, "--enable-admission-plugins="+strings.Join(c.Enable, ","))
+	}
+	if len(c.Disable) > 0 {
+		flags = append(flags, "--disable-admission-plugins="+strings.Join(c.Disable, ","))
+	}
+	if c.ConfigFile != "" {
+		flags = append(flags, "--admission-control-config-file="+c.ConfigFile)
+	}
+	if c.DefaultNotReadyTolerationSeconds != nil {
+		flags = append(flags, "--default-not-ready-toleration-seconds="+strconv.FormatInt(*c.DefaultNotReadyTolerationSeconds, 10))
+	}
+	if c.DefaultUnreachableTolerationSeconds != nil {
+		flags = append(flags, "--default-unreachable-toleration-seconds="+strconv.FormatInt(*c.DefaultUnreachableTolerationSeconds, 10))
+	}
+	return flags
 }

@@ -4,7 +4,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
+	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/pkg/app"
 )
 
 // TestAdmissionFlagsAsKubeAPIServer: the admission flags have
@@ -45,4 +49,29 @@ func TestBadAdmissionFlagsAsKubeAPIServer(t *testing.T) {
 // flags have kube-apiserver 1.37.1's names, types, help and defaults.
 func TestDefaultTolerationFlagsAsKubeAPIServer(t *testing.T) {
 	checkFlagsAsKubeAPIServer(t, "testdata/kube-apiserver-default-toleration-flags.txt", 2)
+}
+
+// AdmissionFlags renders a configuration as the flags that parse back to
+// it, so a test that runs kapi with a configuration can say how to start
+// the kube-apiserver it compares with.
+func TestAdmissionFlagsParseBackToTheirConfig(t *testing.T) {
+	want := app.AdmissionConfig{
+		Enable:                              []string{"NodeRestriction", "EventRateLimit"},
+		Disable:                             []string{"ServiceAccount", "PodSecurity"},
+		ConfigFile:                          "/etc/kapi/admission.yaml",
+		DefaultNotReadyTolerationSeconds:    ptr.To[int64](60),
+		DefaultUnreachableTolerationSeconds: ptr.To[int64](90),
+	}
+	var got app.AdmissionConfig
+	fs := pflag.NewFlagSet("kapi", pflag.ContinueOnError)
+	addAdmissionFlags(fs, &got)
+	if err := fs.Parse(AdmissionFlags(want)); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("flags %q parse back differently (-want +got):\n%s", AdmissionFlags(want), diff)
+	}
+	if flags := AdmissionFlags(app.AdmissionConfig{}); len(flags) != 0 {
+		t.Errorf("the default configuration: flags %q, want none", flags)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -21,32 +22,40 @@ import (
 	"github.com/kapi-dev/kapi/pkg/testserver"
 )
 
-// podSecurityConfigAdmission is the admission of TestPodSecurityConfigCorpus,
-// on kapi and on the kube-apiserver it is recorded from: of the default
-// plugins only NamespaceLifecycle and PodSecurity, the latter configured
-// by podsecurity-admission-config.yaml, so that what the cases
-// show is PodSecurity's alone.
-func podSecurityConfigAdmission() app.AdmissionConfig {
-	var off []string
-	for _, name := range app.DefaultAdmissionPlugins() {
-		if name != "NamespaceLifecycle" && name != "PodSecurity" {
-			off = append(off, name)
-		}
-	}
-	return app.AdmissionConfig{Disable: off, ConfigFile: "podsecurity-admission-config.yaml"}
+// podSecurityRoot is testdata-podsecurity: of the default admission
+// plugins only NamespaceLifecycle and PodSecurity, the latter with the
+// defaults and exemptions of podsecurity-admission-config.yaml, so that
+// what the cases show is PodSecurity's alone. Its tests' names do not
+// start with TestCorpus, so that recording the registry corpus never
+// touches them.
+func podSecurityRoot() root {
+	admission := defaultsBut("NamespaceLifecycle", "PodSecurity")
+	admission.ConfigFile = "podsecurity-admission-config.yaml"
+	return root{dir: "testdata-podsecurity", admission: admission, check: enforcesBaselineByDefault}
 }
 
 // The cases of testdata-podsecurity answer on a kapi whose PodSecurity
-// has defaults and exemptions (podSecurityConfigAdmission) as they did
-// on a kube-apiserver 1.37.1 started with the same flags:
-//
-//	--disable-admission-plugins=<every default but NamespaceLifecycle and PodSecurity>
-//	--admission-control-config-file=<abs path>/test/corpus/podsecurity-admission-config.yaml
-//
-// Its name does not start with TestCorpus, so that recording the
-// registry corpus never touches it.
+// has defaults and exemptions as they did on a kube-apiserver 1.37.1
+// started with the same flags.
 func TestPodSecurityConfigCorpus(t *testing.T) {
-	runCorpus(t, "testdata-podsecurity", testserver.Options{Admission: podSecurityConfigAdmission()}, nil)
+	podSecurityRoot().run(t)
+}
+
+// enforcesBaselineByDefault checks that the oracle's PodSecurity enforces
+// the configured default, baseline, on an unlabelled namespace that is
+// not exempt: a privileged pod is refused for it.
+func enforcesBaselineByDefault(s Server) error {
+	r, err := s.do(context.Background(), Step{Method: "POST", Path: "/api/v1/namespaces/kube-public/pods", Query: "dryRun=All", Body: map[string]any{
+		"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "corpus-oracle-check"},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "x", "securityContext": map[string]any{"privileged": true}}}},
+	}}, "kube-public")
+	if err != nil {
+		return err
+	}
+	if msg, _ := lookup(r.body, "message").(string); r.code != 403 || !strings.Contains(msg, `violates PodSecurity "baseline:v1.30"`) {
+		return fmt.Errorf("a privileged pod in kube-public: %d %q, not refused by PodSecurity's configured default", r.code, msg)
+	}
+	return nil
 }
 
 // podSecurityMetricsRecording holds the change of a kube-apiserver's
@@ -64,7 +73,7 @@ func TestPodSecurityMetrics(t *testing.T) {
 	if oracle != "" {
 		server = serverFromKubeconfig(t, oracle)
 	} else {
-		s := testserver.Start(t, testserver.Options{Admission: podSecurityConfigAdmission()})
+		s := testserver.Start(t, podSecurityRoot().server(t))
 		server = serverFromConfig(t, s.ClientConfig)
 	}
 	before := podSecuritySeries(t, server)
@@ -189,7 +198,9 @@ func TestPodSecurityAuditAnnotations(t *testing.T) {
 		audit.PolicyFile = "podsecurity-audit-policy.yaml"
 		logPath = filepath.Join(t.TempDir(), "audit.log")
 		audit.Log.Path = logPath
-		s := testserver.Start(t, testserver.Options{Admission: podSecurityConfigAdmission(), Audit: &audit})
+		opts := podSecurityRoot().server(t)
+		opts.Audit = &audit
+		s := testserver.Start(t, opts)
 		server = serverFromConfig(t, s.ClientConfig)
 		stop = s.Stop
 	}

@@ -1,12 +1,10 @@
 package corpus
 
 import (
-	"net/http"
+	"context"
+	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/kapi-dev/kapi/pkg/testserver"
 )
 
 // quotaConfigFile is the --admission-control-config-file of the cases
@@ -21,38 +19,27 @@ var quotaConfigFile = filepath.Join("..", "..", "pkg", "admission", "plugin", "r
 //	ORACLE_FLAGS="--disable-admission-plugins=<every default but NamespaceLifecycle and ResourceQuota> \
 //	  --admission-control-config-file=$PWD/pkg/admission/plugin/resourcequota/testdata/admission-config.yaml"
 func TestQuotaConfigCorpus(t *testing.T) {
-	abs, err := filepath.Abs(quotaConfigFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admission := corpusAdmission()
-	admission.Disable = slicesWithout(admission.Disable, "ResourceQuota")
-	admission.ConfigFile = abs
-	runCorpus(t, "testdata-quota-config", testserver.Options{Admission: admission}, checkLimitedDeployments)
+	admission := defaultsBut("NamespaceLifecycle", "ResourceQuota")
+	admission.ConfigFile = quotaConfigFile
+	root{dir: "testdata-quota-config", admission: admission, check: limitsDeployments}.run(t)
 }
 
-func slicesWithout(names []string, drop string) []string {
-	var out []string
-	for _, n := range names {
-		if n != drop {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// checkLimitedDeployments fails the test unless the oracle refuses a
-// deployment where no quota covers it: recording from a server without
-// the configuration would record the wrong answers.
-func checkLimitedDeployments(t *testing.T, s Server) {
-	t.Helper()
-	body := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"probe"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}`
-	resp, err := s.Client.Post(s.URL+"/apis/apps/v1/namespaces/default/deployments?dryRun=All", "application/json", strings.NewReader(body))
+// limitsDeployments checks that the oracle refuses a deployment where no
+// quota covers it.
+func limitsDeployments(s Server) error {
+	r, err := s.do(context.Background(), Step{Method: "POST", Path: "/apis/apps/v1/namespaces/default/deployments", Query: "dryRun=All", Body: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "probe"},
+		"spec": map[string]any{
+			"selector": map[string]any{"matchLabels": map[string]any{"a": "b"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "b"}},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "i"}}}},
+		},
+	}}, "default")
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Fatalf("the oracle answers %d to a deployment no quota covers: record from a kube-apiserver started with --admission-control-config-file=%s", resp.StatusCode, quotaConfigFile)
+	if r.code != 403 {
+		return fmt.Errorf("it answers %d to a deployment no quota covers", r.code)
 	}
+	return nil
 }
