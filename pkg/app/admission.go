@@ -35,6 +35,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/deny"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/eventratelimit"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/gc"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/imagepolicy"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/autoprovision"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/exists"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
@@ -146,7 +147,7 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: noderestriction.PluginName, build: buildNodeRestriction},
 	{name: taintnodesbycondition.PluginName, defaultOn: true, build: buildTaintNodesByCondition},
 	{name: alwayspullimages.PluginName, build: buildAlwaysPullImages},
-	{name: "ImagePolicyWebhook"},
+	{name: imagepolicy.PluginName, build: buildImagePolicyWebhook},
 	{name: podsecurity.PluginName, defaultOn: true, build: buildPodSecurity},
 	{name: podnodeselector.PluginName, build: buildPodNodeSelector},
 	{name: priority.PluginName, defaultOn: true, build: buildPriority},
@@ -507,6 +508,16 @@ func buildNodeDeclaredFeatureValidator(d *admissionDeps, _ []byte) (admission.Pl
 
 func buildAlwaysPullImages(*admissionDeps, []byte) (admission.Plugin, error) {
 	return alwayspullimages.New(), nil
+}
+
+// buildImagePolicyWebhook calls its backend through the kubeconfig its
+// configuration names, counting deprecated certificates as every webhook.
+func buildImagePolicyWebhook(d *admissionDeps, config []byte) (admission.Plugin, error) {
+	cfg, err := imagepolicy.ParseConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	return imagepolicy.New(cfg, d.webhookX509.WrapTransport, d.log)
 }
 
 func buildExtendedResourceToleration(*admissionDeps, []byte) (admission.Plugin, error) {
