@@ -94,6 +94,10 @@ type AdmissionConfig struct {
 	// --default-unreachable-toleration-seconds); nil means 300.
 	DefaultNotReadyTolerationSeconds    *int64
 	DefaultUnreachableTolerationSeconds *int64
+	// EnableAggregatorRouting calls the webhooks named by a service at
+	// one of its endpoints rather than at its cluster IP
+	// (kube-apiserver's --enable-aggregator-routing).
+	EnableAggregatorRouting bool
 }
 
 // admissionDeps are what the admission plugins are built from: the
@@ -111,6 +115,8 @@ type admissionDeps struct {
 	restMapper meta.RESTMapper
 	// tolerationSeconds are DefaultTolerationSeconds' flags.
 	tolerationSeconds defaulttolerationseconds.Config
+	// aggregatorRouting resolves the webhooks' services to endpoints.
+	aggregatorRouting bool
 	// runtimeConfig says which group versions are served.
 	runtimeConfig controlplane.RuntimeConfig
 	log           *slog.Logger
@@ -258,6 +264,7 @@ func buildAdmission(c AdmissionConfig, d *admissionDeps, metrics *admission.Metr
 		NotReadySeconds:    ptr.Deref(c.DefaultNotReadyTolerationSeconds, defaulttolerationseconds.DefaultSeconds),
 		UnreachableSeconds: ptr.Deref(c.DefaultUnreachableTolerationSeconds, defaulttolerationseconds.DefaultSeconds),
 	}
+	d.aggregatorRouting = c.EnableAggregatorRouting
 	var plugins []admission.NamedPlugin
 	var missing []string
 	for _, p := range c.enabled() {

@@ -179,6 +179,21 @@ type imagePolicyFiles struct {
 // runOracleImagePolicy starts the oracle with the configuration, runs the
 // scenario, and stops it.
 func runOracleImagePolicy(t *testing.T, oracle string, files imagePolicyFiles, ns string, backend *imageBackend, c imagePolicyConfig) []imagePolicyStep {
+	cfg, stop := startPrivateOracle(t, oracle, "--enable-admission-plugins=ImagePolicyWebhook --admission-control-config-file="+files.admission+
+		" --audit-policy-file="+files.policy+" --audit-log-path="+files.auditLog)
+	defer stop()
+	sc := &imagePolicyScenario{t: t, cfg: cfg, ns: ns, backend: backend}
+	sc.run(c)
+	stop()
+	return sc.finish(files.auditLog)
+}
+
+// startPrivateOracle starts the oracle of directory oracle (a private one,
+// its bin linked, on the ports ORACLE_PORT and ORACLE_ETCD_PORT name) with
+// kube-apiserver flags, by the start.sh of KAPI_ORACLE_SCRIPTS, and
+// returns its admin's configuration and what stops it (once; later calls
+// do nothing).
+func startPrivateOracle(t *testing.T, oracle, flags string) (*rest.Config, func()) {
 	scripts := os.Getenv("KAPI_ORACLE_SCRIPTS")
 	if scripts == "" {
 		t.Fatal("KAPI_ORACLE_SCRIPTS must name the oracle's scripts")
@@ -191,8 +206,7 @@ func runOracleImagePolicy(t *testing.T, oracle string, files imagePolicyFiles, n
 			t.Fatalf("%s: %v\n%s", name, err, out)
 		}
 	}
-	script("start.sh", "ORACLE_FLAGS=--enable-admission-plugins=ImagePolicyWebhook --admission-control-config-file="+files.admission+
-		" --audit-policy-file="+files.policy+" --audit-log-path="+files.auditLog)
+	script("start.sh", "ORACLE_FLAGS="+flags)
 	stopped := false
 	stop := func() {
 		if !stopped {
@@ -200,15 +214,12 @@ func runOracleImagePolicy(t *testing.T, oracle string, files imagePolicyFiles, n
 			script("stop.sh")
 		}
 	}
-	defer stop()
 	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(oracle, "run", "admin.kubeconfig"))
 	if err != nil {
+		stop()
 		t.Fatal(err)
 	}
-	sc := &imagePolicyScenario{t: t, cfg: cfg, ns: ns, backend: backend}
-	sc.run(c)
-	stop()
-	return sc.finish(files.auditLog)
+	return cfg, stop
 }
 
 // imagePolicyScenario runs the steps of one configuration against one
