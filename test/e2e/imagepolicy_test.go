@@ -49,7 +49,9 @@ const imagePolicyNamespace = "h-imagepolicy"
 type imagePolicyConfig struct {
 	Name     string
 	Embedded bool
-	Config   string
+	// ByPath embeds it by path, in a file of its own, rather than inline.
+	ByPath bool
+	Config string
 	// Steps are the steps run under it.
 	Steps func(s *imagePolicyScenario)
 }
@@ -69,6 +71,13 @@ var imagePolicyConfigs = []imagePolicyConfig{
 		Config: "apiVersion: imagepolicy.admission.k8s.io/v1alpha1\nkind: ImagePolicyWebhookConfiguration\nimagePolicy:\n  kubeConfigFile: %s\n  allowTTL: -1\n  retryBackoff: 1\n  defaultAllow: true\n",
 		Steps:  imagePolicyFailOpenSteps,
 	},
+	{
+		// The legacy form, unversioned, in a file the
+		// AdmissionConfiguration names; denials are not kept.
+		Name: "by-path-legacy", Embedded: true, ByPath: true,
+		Config: "imagePolicy:\n  kubeConfigFile: %s\n  denyTTL: -1\n  retryBackoff: 1\n",
+		Steps:  imagePolicyLegacySteps,
+	},
 }
 
 // imagePolicyStep is what one step of the scenario saw: the answer's
@@ -87,6 +96,7 @@ type imagePolicyStep struct {
 // ImageReview, as generic JSON), its path and credentials.
 type backendReview struct {
 	Path          string         `json:"path"`
+	Query         string         `json:"query"`
 	Authorization string         `json:"authorization"`
 	ContentType   string         `json:"contentType"`
 	Body          map[string]any `json:"body"`
@@ -385,6 +395,18 @@ func imagePolicyFailOpenSteps(s *imagePolicyScenario) {
 	s.createPod("denied-cached", imagePod("denied-again", nil, []string{"denied.example/app:1"}), metav1.CreateOptions{})
 }
 
+func imagePolicyLegacySteps(s *imagePolicyScenario) {
+	s.createPod("denied", imagePod("denied", nil, []string{"denied.example/app:1"}), metav1.CreateOptions{})
+	// denyTTL -1: the denial is not kept.
+	s.createPod("denied-not-cached", imagePod("denied-again", nil, []string{"denied.example/app:1"}), metav1.CreateOptions{})
+	s.createPod("too-many-requests-retried", imagePod("busy", nil, []string{"busy.example/app:1"}), metav1.CreateOptions{})
+	s.createPod("not-found-not-retried", imagePod("missing", nil, []string{"missing.example/app:1"}), metav1.CreateOptions{})
+	s.createPod("backend-status-forbidden", imagePod("status", nil, []string{"status.example/app:1"}), metav1.CreateOptions{})
+	s.createPod("allowed-cached", imagePod("allowed", nil, []string{"registry.example/app:1"}), metav1.CreateOptions{})
+	s.createPod("allowed-cached-again", imagePod("allowed-again", nil, []string{"registry.example/app:1"}), metav1.CreateOptions{})
+	s.createPod("no-containers-invalid", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "empty"}}, metav1.CreateOptions{})
+}
+
 // finish adds each step's audit annotations, read from the audit log
 // once the server stopped, and normalizes what differs between servers.
 func (s *imagePolicyScenario) finish(auditLog string) []imagePolicyStep {
@@ -475,7 +497,7 @@ func (b *imageBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	rec := backendReview{Path: r.URL.Path, Authorization: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type")}
+	rec := backendReview{Path: r.URL.Path, Query: r.URL.RawQuery, Authorization: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type")}
 	_ = json.Unmarshal(body, &rec.Body)
 	b.mu.Lock()
 	b.reviews = append(b.reviews, rec)
@@ -491,6 +513,18 @@ func (b *imageBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch host {
 		case "error.example":
 			http.Error(w, "backend broken", http.StatusInternalServerError)
+			return
+		case "busy.example":
+			w.Header().Set("Retry-After", "0")
+			http.Error(w, "busy", http.StatusTooManyRequests)
+			return
+		case "missing.example":
+			http.Error(w, "no such policy", http.StatusNotFound)
+			return
+		case "status.example":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"policy backend says no","reason":"Forbidden","code":403}`)
 			return
 		case "not-json.example":
 			w.Header().Set("Content-Type", "application/json")
@@ -546,7 +580,10 @@ current-context: backend
 `, b.url, base64.StdEncoding.EncodeToString(b.ca)))
 	config := fmt.Sprintf(c.Config, kubeconfig)
 	var admission string
-	if c.Embedded {
+	if c.ByPath {
+		own := write("imagepolicy.yaml", config)
+		admission = write("admission.yaml", "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ImagePolicyWebhook\n  path: "+own+"\n")
+	} else if c.Embedded {
 		indented := "    " + strings.ReplaceAll(strings.TrimSuffix(config, "\n"), "\n", "\n    ") + "\n"
 		admission = write("admission.yaml", "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ImagePolicyWebhook\n  configuration:\n"+indented)
 	} else {
