@@ -115,8 +115,11 @@ type admissionDeps struct {
 	restMapper meta.RESTMapper
 	// tolerationSeconds are DefaultTolerationSeconds' flags.
 	tolerationSeconds defaulttolerationseconds.Config
-	// aggregatorRouting resolves the webhooks' services to endpoints.
+	// aggregatorRouting resolves the webhooks' services to endpoints;
+	// loopbackHost is where the kubernetes service of the default
+	// namespace resolves to: this server.
 	aggregatorRouting bool
+	loopbackHost      string
 	// runtimeConfig says which group versions are served.
 	runtimeConfig controlplane.RuntimeConfig
 	log           *slog.Logger

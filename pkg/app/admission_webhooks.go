@@ -1,6 +1,8 @@
 package app
 
 import (
+	"net/url"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -34,10 +36,15 @@ func webhookConfig(d *admissionDeps, config []byte) (webhook.Config, error) {
 	getService := func(namespace, name string) (*corev1.Service, error) {
 		return services.Services(namespace).Get(name)
 	}
-	var resolver webhook.ServiceResolver = &webhook.ClusterIPResolver{Services: getService}
+	// As kube-apiserver, the kubernetes service is this server.
+	loopback, err := url.Parse(d.loopbackHost)
+	if err != nil || d.loopbackHost == "" {
+		loopback = nil
+	}
+	var resolver webhook.ServiceResolver = &webhook.ClusterIPResolver{Services: getService, Loopback: loopback}
 	if d.aggregatorRouting {
 		slices := discoverylisters.NewEndpointSliceLister(client.InformerFor[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList](d.informers, "endpointslices").GetIndexer())
-		resolver = &webhook.EndpointsResolver{Services: getService, Slices: func(namespace, service string) ([]*discoveryv1.EndpointSlice, error) {
+		resolver = &webhook.EndpointsResolver{Services: getService, Loopback: loopback, Slices: func(namespace, service string) ([]*discoveryv1.EndpointSlice, error) {
 			return slices.EndpointSlices(namespace).List(labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: service}))
 		}}
 	}

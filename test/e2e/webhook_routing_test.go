@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -83,7 +84,7 @@ func TestWebhookServicesThroughEndpointsAsKubeAPIServer(t *testing.T) {
 		t.Fatalf("the scenario ran %d steps, the recording has %d: record it again", len(got), len(want))
 	}
 	for i := range want {
-		if diff := cmp.Diff(want[i], got[i]); diff != "" {
+		if diff := gocmp.Diff(want[i], got[i]); diff != "" {
 			t.Errorf("step %s differs from kube-apiserver's (-oracle +kapi):\n%s", want[i].Step, diff)
 		}
 	}
@@ -119,10 +120,12 @@ func runRoutingScenario(t *testing.T, cfg *rest.Config, ns string) []routingAnsw
 	}
 
 	steps := []struct {
-		name    string
-		service string
-		port    int32
-		before  func()
+		name      string
+		namespace string
+		service   string
+		path      string
+		port      int32
+		before    func()
 	}{
 		{name: "no-endpointslices", service: "hook", port: 443},
 		{name: "endpoint-not-ready", service: "hook", port: 443, before: func() {
@@ -140,6 +143,9 @@ func runRoutingScenario(t *testing.T, cfg *rest.Config, ns string) []routingAnsw
 		{name: "no-service-port", service: "hook", port: 8443},
 		{name: "external-name", service: "external", port: 443},
 		{name: "missing-service", service: "missing", port: 443},
+		// The kubernetes service is the server itself, called at its own
+		// address; its /readyz answers no AdmissionReview.
+		{name: "kubernetes-service-is-this-server", namespace: "default", service: "kubernetes", path: "/readyz", port: 443},
 	}
 	var answers []routingAnswer
 	for _, step := range steps {
@@ -152,7 +158,8 @@ func runRoutingScenario(t *testing.T, cfg *rest.Config, ns string) []routingAnsw
 			Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 				Name: hookName,
 				ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
-					Namespace: ns, Name: step.service, Path: ptr.To("/check"), Port: ptr.To(step.port)}},
+					Namespace: cmp.Or(step.namespace, ns), Name: step.service, Path: ptr.To(cmp.Or(step.path, "/check")), Port: ptr.To(step.port)},
+					CABundle: cfg.CAData},
 				Rules:                   configMapRules(),
 				ObjectSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{"e2e-routing": ns, "step": step.name}},
 				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
