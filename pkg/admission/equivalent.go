@@ -1,14 +1,16 @@
 package admission
 
 import (
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // EquivalentResources knows which resources are the same objects served
-// at another version (autoscaling/v1 and v2 horizontalpodautoscalers, the
-// versions of a custom resource), and the kind each serves. Webhooks and
+// at another version or in another group (autoscaling/v1 and v2
+// horizontalpodautoscalers, the versions of a custom resource, core/v1
+// and events.k8s.io/v1 events), and the kind each serves. Webhooks and
 // policies with matchPolicy Equivalent are called for a write through any
 // of them, with the object converted to the version they registered for.
 type EquivalentResources interface {
@@ -22,19 +24,56 @@ type EquivalentResources interface {
 }
 
 // EquivalentResourceRegistry is an EquivalentResources the installer of
-// the endpoints fills as it installs each resource. Resources are
-// equivalent when they have the same group and name: kapi serves no
-// resource under two groups with admission-visible writes to both, but
-// the cross-group pairs of kube-apiserver (events and events.k8s.io
-// events) are not known to it.
+// the endpoints fills as it installs each resource. As in kube-apiserver,
+// resources are equivalent when they keep their objects in the same
+// storage: the installer names the storage (its key prefix) of each
+// resource that has one, so core/v1 events and events.k8s.io/v1 events,
+// both kept below /events, are equivalent. A resource without storage
+// (the reviews) is equivalent to its own versions only, as is one whose
+// storage is not named.
 type EquivalentResourceRegistry struct {
 	mu    sync.RWMutex
 	kinds map[schema.GroupResource]map[string]map[string]schema.GroupVersionKind // resource -> version -> subresource -> kind
+	// storage names the storage of the resources that have one; members
+	// are the resources of each storage.
+	storage map[schema.GroupResource]string
+	members map[string][]schema.GroupResource
 }
 
 // NewEquivalentResourceRegistry is an empty registry.
 func NewEquivalentResourceRegistry() *EquivalentResourceRegistry {
-	return &EquivalentResourceRegistry{kinds: map[schema.GroupResource]map[string]map[string]schema.GroupVersionKind{}}
+	return &EquivalentResourceRegistry{
+		kinds:   map[schema.GroupResource]map[string]map[string]schema.GroupVersionKind{},
+		storage: map[schema.GroupResource]string{},
+		members: map[string][]schema.GroupResource{},
+	}
+}
+
+// RegisterStorage records that resource keeps its objects in storage (a
+// storage key prefix): the resources registered with the same storage are
+// equivalent.
+func (r *EquivalentResourceRegistry) RegisterStorage(resource schema.GroupResource, storage string) {
+	if r == nil || storage == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old, ok := r.storage[resource]; ok {
+		if old == storage {
+			return
+		}
+		r.members[old] = slices.DeleteFunc(r.members[old], func(gr schema.GroupResource) bool { return gr == resource })
+	}
+	r.storage[resource] = storage
+	r.members[storage] = append(r.members[storage], resource)
+}
+
+// sameStorage are the resources equivalent to resource, itself included.
+func (r *EquivalentResourceRegistry) sameStorage(resource schema.GroupResource) []schema.GroupResource {
+	if storage, ok := r.storage[resource]; ok {
+		return r.members[storage]
+	}
+	return []schema.GroupResource{resource}
 }
 
 // RegisterKindFor records that resource (and subresource) serves kind.
@@ -75,12 +114,14 @@ func (r *EquivalentResourceRegistry) EquivalentResourcesFor(resource schema.Grou
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	var out []schema.GroupVersionResource
-	for version, subs := range r.kinds[resource.GroupResource()] {
-		if _, ok := subs[subresource]; ok {
-			out = append(out, resource.GroupResource().WithVersion(version))
+	for _, gr := range r.sameStorage(resource.GroupResource()) {
+		for version, subs := range r.kinds[gr] {
+			if _, ok := subs[subresource]; ok {
+				out = append(out, gr.WithVersion(version))
+			}
 		}
 	}
-	sortResources(out, resource.Version)
+	sortResources(out, resource)
 	return out
 }
 
@@ -94,8 +135,9 @@ func (r *EquivalentResourceRegistry) KindFor(resource schema.GroupVersionResourc
 }
 
 // sortResources orders the equivalents the same way every time: the
-// resource asked about first, then by version.
-func sortResources(rs []schema.GroupVersionResource, first string) {
+// resource asked about first, then its other versions, then the other
+// resources by group and version.
+func sortResources(rs []schema.GroupVersionResource, first schema.GroupVersionResource) {
 	for i := 1; i < len(rs); i++ {
 		for j := i; j > 0 && less(rs[j], rs[j-1], first); j-- {
 			rs[j], rs[j-1] = rs[j-1], rs[j]
@@ -103,9 +145,19 @@ func sortResources(rs []schema.GroupVersionResource, first string) {
 	}
 }
 
-func less(a, b schema.GroupVersionResource, first string) bool {
-	if (a.Version == first) != (b.Version == first) {
-		return a.Version == first
+func less(a, b schema.GroupVersionResource, first schema.GroupVersionResource) bool {
+	if (a == first) != (b == first) {
+		return a == first
+	}
+	own := first.GroupResource()
+	if (a.GroupResource() == own) != (b.GroupResource() == own) {
+		return a.GroupResource() == own
+	}
+	if a.Group != b.Group {
+		return a.Group < b.Group
+	}
+	if a.Resource != b.Resource {
+		return a.Resource < b.Resource
 	}
 	return a.Version < b.Version
 }

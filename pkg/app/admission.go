@@ -35,6 +35,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/deny"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/eventratelimit"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/gc"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/imagepolicy"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/autoprovision"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/exists"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/namespace/lifecycle"
@@ -93,6 +94,10 @@ type AdmissionConfig struct {
 	// --default-unreachable-toleration-seconds); nil means 300.
 	DefaultNotReadyTolerationSeconds    *int64
 	DefaultUnreachableTolerationSeconds *int64
+	// EnableAggregatorRouting calls the webhooks named by a service at
+	// one of its endpoints rather than at its cluster IP
+	// (kube-apiserver's --enable-aggregator-routing).
+	EnableAggregatorRouting bool
 }
 
 // admissionDeps are what the admission plugins are built from: the
@@ -110,6 +115,11 @@ type admissionDeps struct {
 	restMapper meta.RESTMapper
 	// tolerationSeconds are DefaultTolerationSeconds' flags.
 	tolerationSeconds defaulttolerationseconds.Config
+	// aggregatorRouting resolves the webhooks' services to endpoints;
+	// loopbackHost is where the kubernetes service of the default
+	// namespace resolves to: this server.
+	aggregatorRouting bool
+	loopbackHost      string
 	// runtimeConfig says which group versions are served.
 	runtimeConfig controlplane.RuntimeConfig
 	log           *slog.Logger
@@ -146,7 +156,7 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: noderestriction.PluginName, build: buildNodeRestriction},
 	{name: taintnodesbycondition.PluginName, defaultOn: true, build: buildTaintNodesByCondition},
 	{name: alwayspullimages.PluginName, build: buildAlwaysPullImages},
-	{name: "ImagePolicyWebhook"},
+	{name: imagepolicy.PluginName, build: buildImagePolicyWebhook},
 	{name: podsecurity.PluginName, defaultOn: true, build: buildPodSecurity},
 	{name: podnodeselector.PluginName, build: buildPodNodeSelector},
 	{name: priority.PluginName, defaultOn: true, build: buildPriority},
@@ -257,6 +267,7 @@ func buildAdmission(c AdmissionConfig, d *admissionDeps, metrics *admission.Metr
 		NotReadySeconds:    ptr.Deref(c.DefaultNotReadyTolerationSeconds, defaulttolerationseconds.DefaultSeconds),
 		UnreachableSeconds: ptr.Deref(c.DefaultUnreachableTolerationSeconds, defaulttolerationseconds.DefaultSeconds),
 	}
+	d.aggregatorRouting = c.EnableAggregatorRouting
 	var plugins []admission.NamedPlugin
 	var missing []string
 	for _, p := range c.enabled() {
@@ -507,6 +518,16 @@ func buildNodeDeclaredFeatureValidator(d *admissionDeps, _ []byte) (admission.Pl
 
 func buildAlwaysPullImages(*admissionDeps, []byte) (admission.Plugin, error) {
 	return alwayspullimages.New(), nil
+}
+
+// buildImagePolicyWebhook calls its backend through the kubeconfig its
+// configuration names, counting deprecated certificates as every webhook.
+func buildImagePolicyWebhook(d *admissionDeps, config []byte) (admission.Plugin, error) {
+	cfg, err := imagepolicy.ParseConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	return imagepolicy.New(cfg, d.webhookX509.WrapTransport, d.log)
 }
 
 func buildExtendedResourceToleration(*admissionDeps, []byte) (admission.Plugin, error) {

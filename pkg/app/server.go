@@ -215,6 +215,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		webhookMetrics:      webhookMetrics,
 		webhookX509:         webhookX509,
 		equivalentResources: equivalentResources,
+		loopbackHost:        loopback.Host,
 		metrics:             metricsRegistry,
 		restMapper:          restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(clientdiscovery.NewDiscoveryClientForConfigOrDie(loopback.RESTConfig()))),
 		// ResourceQuota reads device classes only when they are served.

@@ -23,6 +23,7 @@ func addAdmissionFlags(fs *pflag.FlagSet, c *app.AdmissionConfig) {
 		"admission plugins that should be disabled although they are in the default enabled plugins list ("+defaults+"). "+
 			"Comma-delimited list of admission plugins: "+all+". The order of plugins in this flag does not matter.")
 	fs.StringVar(&c.ConfigFile, "admission-control-config-file", c.ConfigFile, "File with admission control configuration.")
+	fs.BoolVar(&c.EnableAggregatorRouting, "enable-aggregator-routing", c.EnableAggregatorRouting, "Turns on aggregator routing requests to endpoints IP rather than cluster IP.")
 	if c.DefaultNotReadyTolerationSeconds == nil {
 		c.DefaultNotReadyTolerationSeconds = ptr.To(defaulttolerationseconds.DefaultSeconds)
 	}

@@ -228,7 +228,6 @@ var ignoredFlags = []struct{ name, usage string }{
 	{"storage-backend", "The storage backend for persistence. Options: 'etcd3' (default)."},
 	{"storage-media-type", "The media type to use to store objects in storage."},
 	{"endpoint-reconciler-type", "Use an endpoint reconciler (master-count, lease, none)"},
-	{"enable-aggregator-routing", "Turns on aggregator routing requests to endpoints IP rather than cluster IP."},
 }
 
 // AddFlags registers the flags.

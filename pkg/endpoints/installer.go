@@ -238,6 +238,9 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 		MaxRequestBodyBytes: g.MaxRequestBodyBytes,
 	}
 	g.EquivalentResources.RegisterKindFor(scope.Resource, subresource, kind)
+	if p, ok := storage.(rest.StorageKeyPrefixer); ok && subresource == "" {
+		g.EquivalentResources.RegisterStorage(scope.Resource.GroupResource(), p.StorageKeyPrefix())
+	}
 	if scope.FieldManager, err = g.fieldManager(storage, scope); err != nil {
 		return nil, metav1.APIResource{}, err
 	}

@@ -146,6 +146,9 @@ func (s *Store) Categories() []string { return s.CategoriesList }
 
 func (s *Store) GetSingularName() string { return s.SingularQualifiedResource.Resource }
 
+// StorageKeyPrefix is the key below which the objects are kept.
+func (s *Store) StorageKeyPrefix() string { return s.KeyPrefix }
+
 // StorageKind is the kind objects are stored as.
 func (s *Store) StorageKind() schema.GroupVersionKind {
 	if !s.StorageVersionKind.Empty() {

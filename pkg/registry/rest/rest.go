@@ -121,6 +121,14 @@ type GroupVersionKindProvider interface {
 	GroupVersionKind(containingGV schema.GroupVersion) schema.GroupVersionKind
 }
 
+// StorageKeyPrefixer is implemented by storage that keeps objects below
+// a storage key prefix. Resources with the same prefix serve the same
+// objects (core/v1 and events.k8s.io/v1 events): admission's matchPolicy
+// Equivalent treats them as one, as kube-apiserver does.
+type StorageKeyPrefixer interface {
+	StorageKeyPrefix() string
+}
+
 // DeletedObjectReturner is implemented by storage whose DELETE answers with
 // the deleted object (pods, namespaces) rather than a Success Status; the
 // OpenAPI documents say which.

@@ -72,7 +72,7 @@ func (v *Versioned) WriteBack() error {
 	if u, ok := a.Object.(*unstructured.Unstructured); ok && u.GroupVersionKind().Version != "" {
 		hub, err = a.Objects.Convertor.ConvertToVersion(v.Object.DeepCopyObject(), u.GroupVersionKind().GroupVersion())
 	} else {
-		hub, err = a.Objects.Convertor.ConvertToVersion(v.Object.DeepCopyObject(), hubKinds[0].GroupVersion())
+		hub, err = convertToKind(a.Objects, v.Object.DeepCopyObject(), hubKinds[0])
 	}
 	if err != nil {
 		return err
@@ -111,7 +111,7 @@ func convert(a *admission.Attributes, obj runtime.Object, kind schema.GroupVersi
 	if a.Objects.Convertor == nil {
 		return nil, fmt.Errorf("no converter for %v", kind)
 	}
-	out, err := a.Objects.Convertor.ConvertToVersion(obj.DeepCopyObject(), kind.GroupVersion())
+	out, err := convertToKind(a.Objects, obj.DeepCopyObject(), kind)
 	if err != nil {
 		return nil, err
 	}
@@ -120,4 +120,27 @@ func convert(a *admission.Attributes, obj runtime.Object, kind schema.GroupVersi
 	}
 	out.GetObjectKind().SetGroupVersionKind(kind)
 	return out, nil
+}
+
+// convertToKind converts obj to kind's version; or, for a resource served
+// in two groups (core/v1 and events.k8s.io/v1 events, one kind converted
+// to the other), to kind itself, which ConvertToVersion does not find
+// among obj's kinds.
+func convertToKind(o admission.ObjectInterfaces, obj runtime.Object, kind schema.GroupVersionKind) (runtime.Object, error) {
+	out, err := o.Convertor.ConvertToVersion(obj, kind.GroupVersion())
+	if err == nil || o.Creater == nil || o.Typer == nil {
+		return out, err
+	}
+	kinds, _, terr := o.Typer.ObjectKinds(obj)
+	if terr != nil || len(kinds) == 0 || kinds[0].Group == kind.Group {
+		return nil, err
+	}
+	target, nerr := o.Creater.New(kind)
+	if nerr != nil {
+		return nil, err
+	}
+	if cerr := o.Convertor.Convert(obj, target, nil); cerr != nil {
+		return nil, cerr
+	}
+	return target, nil
 }

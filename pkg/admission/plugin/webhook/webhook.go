@@ -38,6 +38,10 @@ type Config struct {
 	Metrics *Metrics
 	// NamespacesSynced says whether the namespace cache has synced once.
 	NamespacesSynced func() bool
+	// ExcludeVirtualResources leaves the reviews of authentication and
+	// authorization (admission.Excluded) to no webhook, as kube-apiserver
+	// does with its ExcludeAdmissionWebhookVirtualResources gate.
+	ExcludeVirtualResources bool
 }
 
 // Base is the part of the plugins that does not depend on the kind of
@@ -53,10 +57,14 @@ func NewBase(cfg Config) *Base { return &Base{cfg: cfg} }
 func (b *Base) Metrics() *Metrics { return b.cfg.Metrics }
 
 // Webhooks are the webhooks to consider for the write a: none for the
-// writes of the admission configurations themselves. Until the
+// writes of the admission configurations themselves, nor (unless the gate
+// is off) for the authentication and authorization reviews. Until the
 // configurations (and namespaces) are known, the write waits, and is
 // refused after a while, as kube-apiserver refuses it.
 func (b *Base) Webhooks(a *admission.Attributes) ([]*Hook, error) {
+	if b.cfg.ExcludeVirtualResources && admission.Excluded(a.Resource.GroupResource()) {
+		return nil, nil
+	}
 	if Exempt(a) {
 		return nil, nil
 	}
