@@ -324,6 +324,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	if err := addRBACBootstrap(aggregator, rbacServed(disc.HasResource), loopbackClients, sharedInformers, log); err != nil {
 		return nil, err
 	}
+	if err := addPolicyStatusController(aggregator, disc.HasResource("admissionregistration.k8s.io", "validatingadmissionpolicies"), c.DisablePolicyStatusController,
+		loopback, loopbackClients, sharedInformers, log.With("component", "validatingadmissionpolicy-status")); err != nil {
+		return nil, err
+	}
 	if encryptionAtRest != nil {
 		addEncryptionHooks(aggregator, encryptionAtRest, c, log)
 	}
