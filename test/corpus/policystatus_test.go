@@ -3,9 +3,8 @@ package corpus
 import (
 	"context"
 	"errors"
-	"time"
-
 	"testing"
+	"time"
 )
 
 // The cases of testdata-policystatus answer on a kapi with
