@@ -144,6 +144,9 @@ func SchemaDeclType(s Schema, isResourceRoot bool) *DeclType {
 		t := &DeclType{Name: "object", Fields: make(map[string]*DeclType, len(names)), MinSerializedSize: 2}
 		for _, name := range names {
 			prop := s.Property(name)
+			if prop == nil {
+				continue
+			}
 			ft := SchemaDeclType(prop, prop.Embedded())
 			if ft == nil {
 				continue
