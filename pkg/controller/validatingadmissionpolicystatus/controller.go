@@ -13,6 +13,7 @@ package validatingadmissionpolicystatus
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -130,7 +131,10 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if policy.Generation <= policy.Status.ObservedGeneration {
 		return nil
 	}
-	warnings := c.checker.Check(policy)
+	warnings, err := c.check(policy)
+	if err != nil {
+		return err
+	}
 	apply, err := json.Marshal(appliedStatus{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
 		ObjectMeta: appliedName{Name: policy.Name},
@@ -145,6 +149,18 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	force := true
 	_, err = c.client.Patch(ctx, policy.Name, types.ApplyPatchType, apply, metav1.PatchOptions{FieldManager: FieldManager, Force: &force}, "status")
 	return err
+}
+
+// check type checks a policy; a panic of the checker, on a policy or a
+// schema it did not expect, is an error of that policy, not the end of
+// the server.
+func (c *Controller) check(policy *admissionregistrationv1.ValidatingAdmissionPolicy) (warnings []admissionregistrationv1.ExpressionWarning, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("type checking panicked: %v", r)
+		}
+	}()
+	return c.checker.Check(policy), nil
 }
 
 // appliedStatus is the apply configuration the controller sends: the
