@@ -73,6 +73,11 @@ type Config struct {
 	// Admission is the admission chain: --enable-admission-plugins,
 	// --disable-admission-plugins, --admission-control-config-file.
 	Admission AdmissionConfig
+	// DisablePolicyStatusController does not run the type checking of
+	// ValidatingAdmissionPolicies (kube-controller-manager's
+	// validatingadmissionpolicy-status controller), to stand in for a
+	// kube-apiserver that runs without a controller manager.
+	DisablePolicyStatusController bool
 
 	// ServiceAccounts configures service-account tokens.
 	ServiceAccounts ServiceAccountConfig

@@ -42,6 +42,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/metrics"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 	"github.com/kapi-dev/kapi/pkg/printers"
+	"github.com/kapi-dev/kapi/pkg/registry/admissionregistration/paramauthz"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rbac/escalation"
 	"github.com/kapi-dev/kapi/pkg/server"
@@ -281,6 +282,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		RuntimeConfig:         c.RuntimeConfig,
 		FeatureGates:          c.FeatureGates,
 		RBACEscalation:        &escalation.Guard{Authorizer: authz, Rules: rbacAuthz},
+		PolicyParams:          &paramauthz.Checker{Authorizer: authz, Resources: discoveryResources{clientdiscovery.NewDiscoveryClientForConfigOrDie(loopback.RESTConfig())}},
 		SecurePort:            port,
 		PublicAddress:         public,
 		Authorizer:            authz,
@@ -321,6 +323,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		return nil
 	})
 	if err := addRBACBootstrap(aggregator, rbacServed(disc.HasResource), loopbackClients, sharedInformers, log); err != nil {
+		return nil, err
+	}
+	if err := addPolicyStatusController(aggregator, disc.HasResource("admissionregistration.k8s.io", "validatingadmissionpolicies"), c.DisablePolicyStatusController,
+		loopback, loopbackClients, sharedInformers, log.With("component", "validatingadmissionpolicy-status")); err != nil {
 		return nil, err
 	}
 	if encryptionAtRest != nil {

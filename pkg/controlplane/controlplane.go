@@ -34,6 +34,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/features"
 	"github.com/kapi-dev/kapi/pkg/registry"
+	"github.com/kapi-dev/kapi/pkg/registry/admissionregistration/paramauthz"
 	admissionregistrationrest "github.com/kapi-dev/kapi/pkg/registry/admissionregistration/rest"
 	appsrest "github.com/kapi-dev/kapi/pkg/registry/apps/rest"
 	authenticationrest "github.com/kapi-dev/kapi/pkg/registry/authentication/rest"
@@ -104,6 +105,10 @@ type Config struct {
 	// RBACEscalation is the check RBAC objects pass before they are
 	// stored: nobody grants what they do not hold. nil checks nothing.
 	RBACEscalation *escalation.Guard
+	// PolicyParams is the check admission policies and bindings pass
+	// before they are stored: their writer may read the parameters they
+	// refer to. nil checks nothing.
+	PolicyParams *paramauthz.Checker
 	// OpenAPI receives the descriptions of the installed resources.
 	OpenAPI *server.OpenAPIResources
 	// PublicAddress is the address of this server in the kubernetes
@@ -165,7 +170,7 @@ func providers(cfg Config) []registry.StorageProvider {
 		flowcontrolrest.StorageProvider{},
 		storagemigrationrest.StorageProvider{},
 		resourcerest.StorageProvider{Namespaces: cfg.Namespaces, Gates: cfg.FeatureGates},
-		admissionregistrationrest.StorageProvider{},
+		admissionregistrationrest.StorageProvider{Params: cfg.PolicyParams},
 	}
 }
 

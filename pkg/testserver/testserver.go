@@ -121,6 +121,10 @@ type Options struct {
 	// --disable-admission-plugins and --admission-control-config-file;
 	// the zero value runs kube-apiserver's default plugins.
 	Admission app.AdmissionConfig
+	// DisablePolicyStatusController does not type check
+	// ValidatingAdmissionPolicies, as a kube-apiserver without
+	// kube-controller-manager does not.
+	DisablePolicyStatusController bool
 }
 
 // config is the typed configuration of a test server.
@@ -169,6 +173,7 @@ func (opts Options) config() *app.Config {
 	c.AdvertiseAddress = opts.AdvertiseAddress
 	c.EndpointReconcileInterval = opts.EndpointReconcileInterval
 	c.Admission = opts.Admission
+	c.DisablePolicyStatusController = opts.DisablePolicyStatusController
 	c.Logger = slog.New(slog.DiscardHandler)
 	if opts.Log != nil {
 		c.Logger = slog.New(slog.NewTextHandler(opts.Log, nil))

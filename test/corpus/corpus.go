@@ -61,7 +61,10 @@ type Step struct {
 	// one recorded. It waits for what a server knows only through a
 	// cache (an admission plugin's informer, RBAC): a dry-run create
 	// until a plugin defaults a field, a SelfSubjectAccessReview until
-	// status.allowed. Only steps without side effects may be probes.
+	// status.allowed. A path=value probe waits until the value there
+	// prints as value (status.observedGeneration=2: a controller's
+	// status of the second generation). Only steps without side effects
+	// may be probes.
 	Until string `json:"until,omitempty"`
 }
 
@@ -196,7 +199,7 @@ func (s Server) Run(ctx context.Context, c *Case, ns string) ([]Response, error)
 	raw := make([]rawResponse, 0, len(c.Steps))
 	for _, step := range c.Steps {
 		r, err := s.do(ctx, step, ns)
-		for deadline := time.Now().Add(untilTimeout); err == nil && step.Until != "" && !truthy(lookup(r.body, step.Until)) && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(untilTimeout); err == nil && step.Until != "" && !reached(r.body, step.Until) && time.Now().Before(deadline); {
 			time.Sleep(20 * time.Millisecond)
 			r, err = s.do(ctx, step, ns)
 		}
@@ -285,6 +288,16 @@ func sideEffectFree(s Step) bool {
 }
 
 // truthy says whether a probe's value is there: not null, false or "".
+// reached says whether a probe's answer is the one it waits for: a
+// value at path, or with path=value, that value.
+func reached(body any, until string) bool {
+	if path, want, ok := strings.Cut(until, "="); ok {
+		v := lookup(body, path)
+		return v != nil && fmt.Sprint(v) == want
+	}
+	return truthy(lookup(body, until))
+}
+
 func truthy(v any) bool {
 	switch v := v.(type) {
 	case nil:

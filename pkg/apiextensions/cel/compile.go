@@ -12,6 +12,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/kapi-dev/kapi/pkg/cel/library"
+	"github.com/kapi-dev/kapi/pkg/cel/schemas"
 )
 
 // compiledRule is one x-kubernetes-validations rule, ready to evaluate.
@@ -48,7 +49,7 @@ func (e *ruleError) Error() string { return e.detail }
 type ruleCompiler struct {
 	schema *node
 	// t is the named type of self.
-	t *declType
+	t *schemas.DeclType
 	// stored decides which environment an expression compiles in.
 	stored func(expression string, isMessage bool) bool
 	envs   [2]*ruleEnvs
@@ -60,11 +61,11 @@ type ruleCompiler struct {
 // rule authors cannot come to depend on it.
 var typeNameCounter atomic.Uint64
 
-func newRuleCompiler(schema *node, t *declType, stored func(string, bool) bool) *ruleCompiler {
+func newRuleCompiler(schema *node, t *schemas.DeclType, stored func(string, bool) bool) *ruleCompiler {
 	name := fmt.Sprintf("selfType%d", uint64(time.Now().Nanosecond())+typeNameCounter.Add(1))
 	return &ruleCompiler{
 		schema:    schema,
-		t:         t.named(name),
+		t:         t.Named(name),
 		stored:    stored,
 		estimator: &library.CostEstimator{SizeEstimator: &sizeEstimator{root: t}},
 	}
@@ -140,7 +141,7 @@ func (c *ruleCompiler) compile(rule apiextensionsv1.ValidationRule) *compiledRul
 	}
 	cr.program = program
 	cr.maxCost = estimate.Max
-	cr.maxCardinality = maxCardinality(c.t.minSerializedSize)
+	cr.maxCardinality = maxCardinality(c.t.MinSerializedSize)
 	if rule.MessageExpression != "" {
 		c.compileMessage(cr, optionalOldSelf)
 		if cr.messageErr != nil {
@@ -195,13 +196,13 @@ func (c *ruleCompiler) compileMessage(cr *compiledRule, optionalOldSelf bool) {
 // (plus a comma) fit in the largest request: the worst case number of
 // times a rule under unbounded lists or maps can run.
 func maxCardinality(minSize int64) uint64 {
-	return uint64(maxRequestSizeBytes / (minSize + 1))
+	return uint64(schemas.MaxRequestSizeBytes / (minSize + 1))
 }
 
 // sizeEstimator bounds the sizes of self and its members from the schema,
 // for cost estimation.
 type sizeEstimator struct {
-	root *declType
+	root *schemas.DeclType
 }
 
 func (e *sizeEstimator) EstimateSize(element checker.AstNode) *checker.SizeEstimate {
@@ -214,25 +215,21 @@ func (e *sizeEstimator) EstimateSize(element checker.AstNode) *checker.SizeEstim
 	for _, name := range path[1:] {
 		switch name {
 		case "@items", "@values":
-			t = t.elem
+			t = t.Elem
 		case "@keys":
-			if !t.isMap {
+			if !t.IsMap {
 				return nil
 			}
-			t = mapKeyType
+			t = schemas.MapKeyType
 		default:
-			t = t.fields[name]
+			t = t.Fields[name]
 		}
 		if t == nil {
 			return nil
 		}
 	}
-	return &checker.SizeEstimate{Min: 0, Max: uint64(t.maxElements)}
+	return &checker.SizeEstimate{Min: 0, Max: uint64(t.MaxElements)}
 }
-
-// mapKeyType is the type of map keys. Kubernetes leaves their maximum
-// size at 0.
-var mapKeyType = &declType{cel: cel.StringType, minSerializedSize: minStringSize}
 
 func (e *sizeEstimator) EstimateCallCost(function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
 	return nil

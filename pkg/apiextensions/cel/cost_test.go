@@ -34,7 +34,7 @@ func TestCostStability(t *testing.T) {
 			schema := mustSchema(t, "type: object\nproperties:\n  val1: {type: string}\n  val2: {type: string}\n")
 			schema.XValidations = apiextensionsv1.ValidationRules{{Rule: tt.rule}}
 			n := newNode(schema)
-			cr := newRuleCompiler(n, schemaDeclType(n, false), func(string, bool) bool { return true }).compile(schema.XValidations[0])
+			cr := newRuleCompiler(n, declTypeOf(n, false), func(string, bool) bool { return true }).compile(schema.XValidations[0])
 			if cr.err != nil {
 				t.Fatal(cr.err)
 			}

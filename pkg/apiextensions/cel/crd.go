@@ -10,6 +10,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kapi-dev/kapi/pkg/cel/schemas"
 )
 
 // CompileOption adjusts Compile to an update of a CRD.
@@ -157,7 +159,7 @@ type scope struct {
 
 type typeInfo struct {
 	n *node
-	t *declType
+	t *schemas.DeclType
 }
 
 func (s *scope) typeInfo() (*typeInfo, error) {
@@ -180,7 +182,7 @@ func (s *scope) typeInfo() (*typeInfo, error) {
 			}
 		}
 	}
-	t := schemaDeclType(s.n, s.parent == nil || s.n.embedded)
+	t := declTypeOf(s.n, s.parent == nil || s.n.embedded)
 	if t == nil {
 		s.err = errors.New("unable to convert structural schema to CEL declarations")
 		return nil, s.err
@@ -212,13 +214,13 @@ func (n *node) maxElements() *uint64 {
 	case "object":
 		if n.hasAdditional {
 			if n.maxProperties != nil {
-				return ptrTo(uint64(zeroIfNegative(*n.maxProperties)))
+				return ptrTo(uint64(max(*n.maxProperties, 0)))
 			}
 			return nil
 		}
 	case "array":
 		if n.maxItems != nil {
-			return ptrTo(uint64(zeroIfNegative(*n.maxItems)))
+			return ptrTo(uint64(max(*n.maxItems, 0)))
 		}
 		return nil
 	}
@@ -236,21 +238,21 @@ func (c *crdCompiler) walk(s *scope, fldPath *field.Path) *ruleNode {
 
 	if n.additionalProperties != nil {
 		rn.additionalProperties = c.walk(s.child(n.additionalProperties, func(p *typeInfo) *typeInfo {
-			if p.n.additionalProperties == nil || p.t.elem == nil {
+			if p.n.additionalProperties == nil || p.t.Elem == nil {
 				return nil
 			}
-			return &typeInfo{n: p.n.additionalProperties, t: p.t.elem}
+			return &typeInfo{n: p.n.additionalProperties, t: p.t.Elem}
 		}), fldPath.Child("additionalProperties"))
 	}
 	for _, name := range n.propertyNames {
 		prop := n.properties[name]
 		child := s.child(prop, func(p *typeInfo) *typeInfo {
 			propNode := p.n.properties[name]
-			escaped, ok := Escape(name)
-			if propNode == nil || !ok || p.t.fields[escaped] == nil {
+			escaped, ok := schemas.Escape(name)
+			if propNode == nil || !ok || p.t.Fields[escaped] == nil {
 				return nil
 			}
-			return &typeInfo{n: propNode, t: p.t.fields[escaped]}
+			return &typeInfo{n: propNode, t: p.t.Fields[escaped]}
 		})
 		if !mapIsCorrelatable(n.mapType) && child.uncorrelatable == nil {
 			child.uncorrelatable = fldPath
@@ -259,10 +261,10 @@ func (c *crdCompiler) walk(s *scope, fldPath *field.Path) *ruleNode {
 	}
 	if n.items != nil {
 		child := s.child(n.items, func(p *typeInfo) *typeInfo {
-			if p.n.items == nil || p.t.elem == nil {
+			if p.n.items == nil || p.t.Elem == nil {
 				return nil
 			}
-			return &typeInfo{n: p.n.items, t: p.t.elem}
+			return &typeInfo{n: p.n.items, t: p.t.Elem}
 		})
 		// Only map list items correlate with old items (set items are not
 		// correlated for rules).

@@ -5,6 +5,7 @@ import (
 	"github.com/google/cel-go/common/types"
 
 	kapicel "github.com/kapi-dev/kapi/pkg/cel"
+	"github.com/kapi-dev/kapi/pkg/cel/schemas"
 )
 
 // Variable names of rules.
@@ -30,26 +31,26 @@ type ruleEnvs struct {
 }
 
 // newRuleEnvs extends the base environment of kind with the variables of a
-// location whose values have type t. t must be named (see declType.named).
-func newRuleEnvs(kind kapicel.EnvKind, t *declType, needOptional bool) (*ruleEnvs, error) {
+// location whose values have type t. t must be named (see schemas.DeclType.Named).
+func newRuleEnvs(kind kapicel.EnvKind, t *schemas.DeclType, needOptional bool) (*ruleEnvs, error) {
 	base, err := kapicel.BaseEnv(kind)
 	if err != nil {
 		return nil, err
 	}
-	provider := newTypeProvider(base.CELTypeProvider(), t)
+	provider := schemas.NewTypeProvider(base.CELTypeProvider(), t)
 	extend := func(oldSelfType *types.Type) (*cel.Env, error) {
 		return base.Extend(
 			cel.CustomTypeProvider(provider),
-			cel.Variable(selfVar, t.cel),
+			cel.Variable(selfVar, t.CEL),
 			cel.Variable(oldSelfVar, oldSelfType),
 		)
 	}
 	e := &ruleEnvs{}
-	if e.oldSelf, err = extend(t.cel); err != nil {
+	if e.oldSelf, err = extend(t.CEL); err != nil {
 		return nil, err
 	}
 	if needOptional {
-		if e.optionalOldSelf, err = extend(types.NewOptionalType(t.cel)); err != nil {
+		if e.optionalOldSelf, err = extend(types.NewOptionalType(t.CEL)); err != nil {
 			return nil, err
 		}
 	}

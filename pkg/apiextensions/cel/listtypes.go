@@ -8,6 +8,8 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+
+	"github.com/kapi-dev/kapi/pkg/cel/schemas"
 )
 
 // Lists with x-kubernetes-list-type set or map keep their semantics in
@@ -223,7 +225,7 @@ func mapListKey(e ref.Val, keys []string) interface{} {
 func escapedKeys(keys []string) []string {
 	escaped := make([]string, len(keys))
 	for i, k := range keys {
-		if e, ok := Escape(k); ok {
+		if e, ok := schemas.Escape(k); ok {
 			escaped[i] = e
 		} else {
 			escaped[i] = k

@@ -6,6 +6,8 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kapi-dev/kapi/pkg/cel/schemas"
 )
 
 // node is what CEL needs of one schema of a structural schema tree: the
@@ -200,4 +202,44 @@ func (n *node) hasRules() bool {
 		}
 	}
 	return false
+}
+
+// declTypeOf is the CEL type of n's values (see schemas.SchemaDeclType),
+// nil for no schema.
+func declTypeOf(n *node, isResourceRoot bool) *schemas.DeclType {
+	return schemas.SchemaDeclType(asSchema(n), isResourceRoot)
+}
+
+// celSchema is a node as the schemas.Schema CEL types values by.
+type celSchema struct{ n *node }
+
+var _ schemas.Schema = celSchema{}
+
+// asSchema keeps a nil node a nil Schema.
+func asSchema(n *node) schemas.Schema {
+	if n == nil {
+		return nil
+	}
+	return celSchema{n}
+}
+
+func (s celSchema) Type() string                 { return s.n.typ }
+func (s celSchema) Format() string               { return s.n.format }
+func (s celSchema) IntOrString() bool            { return s.n.intOrString }
+func (s celSchema) Embedded() bool               { return s.n.embedded }
+func (s celSchema) MaxLength() *int64            { return s.n.maxLength }
+func (s celSchema) MaxItems() *int64             { return s.n.maxItems }
+func (s celSchema) MaxProperties() *int64        { return s.n.maxProperties }
+func (s celSchema) Enum() []string               { return s.n.stringEnum }
+func (s celSchema) HasEnum() bool                { return s.n.hasEnum }
+func (s celSchema) Required(name string) bool    { return s.n.required[name] }
+func (s celSchema) Defaulted() bool              { return s.n.defaulted }
+func (s celSchema) PropertyNames() []string      { return s.n.propertyNames }
+func (s celSchema) ResourceRoot() schemas.Schema { return celSchema{s.n.resourceRoot()} }
+func (s celSchema) Property(name string) schemas.Schema {
+	return asSchema(s.n.properties[name])
+}
+func (s celSchema) Items() schemas.Schema { return asSchema(s.n.items) }
+func (s celSchema) AdditionalProperties() schemas.Schema {
+	return asSchema(s.n.additionalProperties)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/kapi-dev/kapi/pkg/cel/schemas"
 )
 
 // Validator evaluates the x-kubernetes-validations rules of one schema
@@ -69,7 +71,7 @@ func NewValidator(schema *apiextensionsv1.JSONSchemaProps) *Validator {
 		return nil
 	}
 	always := func(string, bool) bool { return true }
-	rn := servingNode(root, true, schemaDeclType(root, true), always)
+	rn := servingNode(root, true, declTypeOf(root, true), always)
 	if rn == nil {
 		return nil
 	}
@@ -78,7 +80,7 @@ func NewValidator(schema *apiextensionsv1.JSONSchemaProps) *Validator {
 
 // servingNode builds the rule node of n, whose values have type t (nil if
 // CEL cannot type them), the way kube-apiserver does when serving.
-func servingNode(n *node, isResourceRoot bool, t *declType, stored func(string, bool) bool) *ruleNode {
+func servingNode(n *node, isResourceRoot bool, t *schemas.DeclType, stored func(string, bool) bool) *ruleNode {
 	if !n.hasRules() {
 		return nil
 	}
@@ -95,23 +97,23 @@ func servingNode(n *node, isResourceRoot bool, t *declType, stored func(string, 
 			rn.setRules(rules)
 		}
 	}
-	var elem *declType
+	var elem *schemas.DeclType
 	if t != nil {
-		elem = t.elem
+		elem = t.Elem
 	}
 	if n.items != nil {
 		rn.items = servingNode(n.items, n.items.embedded, elem, stored)
 	}
 	for _, name := range n.propertyNames {
 		prop := n.properties[name]
-		var ft *declType
-		if escaped, ok := Escape(name); ok {
+		var ft *schemas.DeclType
+		if escaped, ok := schemas.Escape(name); ok {
 			// A property CEL cannot type is left out of validation.
-			if t == nil || t.fields[escaped] == nil {
+			if t == nil || t.Fields[escaped] == nil {
 				continue
 			}
-			ft = t.fields[escaped]
-		} else if ft = schemaDeclType(prop, prop.embedded); ft == nil {
+			ft = t.Fields[escaped]
+		} else if ft = declTypeOf(prop, prop.embedded); ft == nil {
 			continue
 		}
 		rn.addProperty(name, servingNode(prop, prop.embedded, ft, stored))

@@ -11,6 +11,8 @@ import (
 	"github.com/google/cel-go/common/types/traits"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
+
+	"github.com/kapi-dev/kapi/pkg/cel/schemas"
 )
 
 // newVal returns the CEL value of the unstructured value v (as decoded from
@@ -177,7 +179,7 @@ func (o *objectVal) Find(key ref.Val) (ref.Val, bool) {
 	}
 	name := string(k)
 	if o.fields {
-		if name, ok = Unescape(name); !ok {
+		if name, ok = schemas.Unescape(name); !ok {
 			return nil, false
 		}
 	}
@@ -217,7 +219,7 @@ func (o *objectVal) Iterator() traits.Iterator {
 			continue
 		}
 		if o.fields {
-			if escaped, ok := Escape(k); ok {
+			if escaped, ok := schemas.Escape(k); ok {
 				k = escaped
 			}
 		}
@@ -249,7 +251,7 @@ func (o *objectVal) Equal(other ref.Val) ref.Val {
 		}
 		key := k
 		if o.fields {
-			if escaped, ok := Escape(k); ok {
+			if escaped, ok := schemas.Escape(k); ok {
 				key = escaped
 			}
 		}

@@ -50,6 +50,15 @@ func (c *CostEstimator) EstimateCallCost(function, overloadID string, target *ch
 		return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: cost, Max: cost}}
 	}
 	switch function {
+	case "check":
+		// An authorization check: two per expression at most.
+		return fixed(authzCheckCost)
+	case "serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed", "reason", "error", "errored":
+		return fixed(1)
+	case "fieldSelector", "labelSelector":
+		if len(args) == 1 {
+			return &checker.CallEstimate{CostEstimate: selectorCost(c.sizeOf(args[0]))}
+		}
 	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes":
 		if target == nil {
 			return nil
@@ -237,6 +246,15 @@ func (c *CostEstimator) CallCost(function, overloadID string, args []ref.Val, re
 		return cost(uint64(math.Ceil(float64(actualSize(v)) * factor)))
 	}
 	switch function {
+	case "check":
+		return cost(authzCheckCost)
+	case "serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed", "reason", "error", "errored":
+		return cost(1)
+	case "fieldSelector", "labelSelector":
+		if len(args) >= 2 {
+			n := actualSize(args[1])
+			return cost(selectorCost(checker.SizeEstimate{Min: n, Max: n}).Max)
+		}
 	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes":
 		var total uint64
 		if len(args) > 0 {
@@ -382,3 +400,16 @@ func (e *elementNode) Path() []string                      { return e.path }
 func (e *elementNode) Type() *types.Type                   { return e.t }
 func (e *elementNode) Expr() ast.Expr                      { return nil }
 func (e *elementNode) ComputedSize() *checker.SizeEstimate { return nil }
+
+// The authorizer library's costs: a check is expensive (two fit in an
+// expression's limit); parsing a selector costs its traversal and the
+// requirements it may hold (one per two characters, a list and a struct
+// each).
+const authzCheckCost = 350000
+
+func selectorCost(length checker.SizeEstimate) checker.CostEstimate {
+	base := checker.CostEstimate{Min: common.ListCreateBaseCost, Max: common.ListCreateBaseCost}
+	parse := length.MultiplyByCostFactor(stringTraversal)
+	requirements := length.MultiplyByCostFactor(0.5).MultiplyByCostFactor(float64(common.ListCreateBaseCost + common.StructCreateBaseCost))
+	return base.Add(parse).Add(requirements)
+}

@@ -10,19 +10,23 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/admissionregistration"
+	"github.com/kapi-dev/kapi/pkg/registry/admissionregistration/paramauthz"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 type strategy struct {
 	generic.SpecStrategy[*admissionregistrationv1.MutatingAdmissionPolicy]
+	// params checks the user may read the parameters the object
+	// refers to; nil checks nothing.
+	params *paramauthz.Checker
 }
 
 // Strategy is the behaviour of mutating admission policies: cluster-wide,
 // metadata.generation counts changes of the spec, an update names the
 // resourceVersion it replaces, and names ending in .static.k8s.io are
 // kept for manifest-based policies. They have no status.
-var Strategy = strategy{generic.SpecStrategy[*admissionregistrationv1.MutatingAdmissionPolicy]{
+var Strategy = strategy{SpecStrategy: generic.SpecStrategy[*admissionregistrationv1.MutatingAdmissionPolicy]{
 	DefaultStrategy: generic.DefaultStrategy{RequireResourceVersionOnUpdate: true},
 	Spec: generic.FieldPart(func(p *admissionregistrationv1.MutatingAdmissionPolicy) *admissionregistrationv1.MutatingAdmissionPolicySpec {
 		return &p.Spec
@@ -34,7 +38,21 @@ var Strategy = strategy{generic.SpecStrategy[*admissionregistrationv1.MutatingAd
 
 func (s strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
 	p := obj.(*admissionregistrationv1.MutatingAdmissionPolicy)
-	return append(s.SpecStrategy.Validate(ctx, obj), admissionregistration.ValidateStaticSuffix(p.Name)...)
+	errs := append(s.SpecStrategy.Validate(ctx, obj), admissionregistration.ValidateStaticSuffix(p.Name)...)
+	if len(errs) == 0 {
+		// A well-formed policy is also checked against its writer.
+		errs = s.params.ParamKindOnCreate(ctx, p.Spec.ParamKind)
+	}
+	return errs
+}
+
+func (s strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	p, o := obj.(*admissionregistrationv1.MutatingAdmissionPolicy), old.(*admissionregistrationv1.MutatingAdmissionPolicy)
+	errs := s.SpecStrategy.ValidateUpdate(ctx, obj, old)
+	if len(errs) == 0 {
+		errs = s.params.ParamKindOnUpdate(ctx, p.Spec.ParamKind, o.Spec.ParamKind)
+	}
+	return errs
 }
 
 // WarningsOnUpdate warns of a reserved name.
@@ -48,16 +66,18 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of mutating admission policies.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, params *paramauthz.Checker) (*Storage, error) {
+	st := Strategy
+	st.params = params
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &admissionregistrationv1.MutatingAdmissionPolicy{} },
 		NewListFunc:               func() runtime.Object { return &admissionregistrationv1.MutatingAdmissionPolicyList{} },
 		DefaultQualifiedResource:  admissionregistrationv1.Resource("mutatingadmissionpolicies"),
 		SingularQualifiedResource: admissionregistrationv1.Resource("mutatingadmissionpolicy"),
 		KeyPrefix:                 "/mutatingadmissionpolicies",
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
+		CreateStrategy:            st,
+		UpdateStrategy:            st,
+		DeleteStrategy:            st,
 		CategoriesList:            []string{"api-extensions"},
 	}
 	if err := opts.Complete(s, admissionregistrationv1.SchemeGroupVersion); err != nil {

@@ -12,12 +12,16 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kapi-dev/kapi/pkg/apis/admissionregistration"
+	"github.com/kapi-dev/kapi/pkg/registry/admissionregistration/paramauthz"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
 type strategy struct {
 	generic.SpecStrategy[*admissionregistrationv1.ValidatingAdmissionPolicy]
+	// params checks the user may read the parameters the object
+	// refers to; nil checks nothing.
+	params *paramauthz.Checker
 }
 
 // Strategy is the behaviour of validating admission policies:
@@ -26,7 +30,7 @@ type strategy struct {
 // manager's type checker) is written through /status only, an update
 // names the resourceVersion it replaces, and names ending in
 // .static.k8s.io are kept for manifest-based policies.
-var Strategy = strategy{generic.SpecStrategy[*admissionregistrationv1.ValidatingAdmissionPolicy]{
+var Strategy = strategy{SpecStrategy: generic.SpecStrategy[*admissionregistrationv1.ValidatingAdmissionPolicy]{
 	DefaultStrategy: generic.DefaultStrategy{RequireResourceVersionOnUpdate: true},
 	APIVersions:     []string{"admissionregistration.k8s.io/v1"},
 	Spec: generic.FieldPart(func(p *admissionregistrationv1.ValidatingAdmissionPolicy) *admissionregistrationv1.ValidatingAdmissionPolicySpec {
@@ -42,7 +46,21 @@ var Strategy = strategy{generic.SpecStrategy[*admissionregistrationv1.Validating
 
 func (s strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
 	p := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy)
-	return append(s.SpecStrategy.Validate(ctx, obj), admissionregistration.ValidateStaticSuffix(p.Name)...)
+	errs := append(s.SpecStrategy.Validate(ctx, obj), admissionregistration.ValidateStaticSuffix(p.Name)...)
+	if len(errs) == 0 {
+		// A well-formed policy is also checked against its writer.
+		errs = s.params.ParamKindOnCreate(ctx, p.Spec.ParamKind)
+	}
+	return errs
+}
+
+func (s strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	p, o := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy), old.(*admissionregistrationv1.ValidatingAdmissionPolicy)
+	errs := s.SpecStrategy.ValidateUpdate(ctx, obj, old)
+	if len(errs) == 0 {
+		errs = s.params.ParamKindOnUpdate(ctx, p.Spec.ParamKind, o.Spec.ParamKind)
+	}
+	return errs
 }
 
 // WarningsOnUpdate warns of a reserved name.
@@ -65,16 +83,18 @@ type Storage struct {
 }
 
 // NewStorage returns the storage of validating admission policies.
-func NewStorage(opts generic.RESTOptions) (*Storage, error) {
+func NewStorage(opts generic.RESTOptions, params *paramauthz.Checker) (*Storage, error) {
+	st := Strategy
+	st.params = params
 	s := &generic.Store{
 		NewFunc:                   func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicy{} },
 		NewListFunc:               func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyList{} },
 		DefaultQualifiedResource:  admissionregistrationv1.Resource("validatingadmissionpolicies"),
 		SingularQualifiedResource: admissionregistrationv1.Resource("validatingadmissionpolicy"),
 		KeyPrefix:                 "/validatingadmissionpolicies",
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
+		CreateStrategy:            st,
+		UpdateStrategy:            st,
+		DeleteStrategy:            st,
 		CategoriesList:            []string{"api-extensions"},
 	}
 	if err := opts.Complete(s, admissionregistrationv1.SchemeGroupVersion); err != nil {

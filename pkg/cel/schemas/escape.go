@@ -1,4 +1,4 @@
-package cel
+package schemas
 
 import "strings"
 
@@ -117,3 +117,7 @@ func Unescape(ident string) (string, bool) {
 	b.WriteString(ident[last:])
 	return b.String(), true
 }
+
+// IsReserved says whether word is one of CEL's reserved words, which a
+// property name escapes as __word__.
+func IsReserved(word string) bool { return reservedSymbols[word] }
