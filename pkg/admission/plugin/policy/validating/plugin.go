@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/celinput"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/policy/generic"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/webhook"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
@@ -132,7 +133,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		}
 		denials = append(denials, d)
 	}
-	authz := generic.NewAuthorizer(p.cfg.Authorizer)
+	authz := celinput.NewAuthorizer(p.cfg.Authorizer)
 	versions := map[schema.GroupVersionKind]*webhook.Versioned{}
 	for _, hook := range hooks {
 		policy := hook.Policy
@@ -277,14 +278,14 @@ func reasonCode(r metav1.StatusReason) int32 {
 
 func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, policy *v1.ValidatingAdmissionPolicy, c *compiled,
 	resource schema.GroupVersionResource, kind schema.GroupVersionKind, v *webhook.Versioned, namespace *corev1.Namespace,
-	param runtime.Object, authz *generic.Authorizer) result {
+	param runtime.Object, authz *celinput.Authorizer) result {
 	in := celadmission.Input{
 		Object: v.Object, OldObject: v.OldObject,
-		Request:         generic.NewRequest(a, resource, kind),
+		Request:         celinput.NewRequest(a, resource, kind),
 		Namespace:       namespace,
 		Authorizer:      authz,
-		User:            generic.UserOf(a),
-		RequestResource: generic.RequestResource(a),
+		User:            celinput.UserOf(a),
+		RequestResource: celinput.RequestResource(a),
 	}
 	in.Params = param
 	if pk := policy.Spec.ParamKind; pk != nil {

@@ -10,7 +10,6 @@ import (
 	v1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kapi-dev/kapi/pkg/admission/plugin/policy/generic"
 	celadmission "github.com/kapi-dev/kapi/pkg/cel/admission"
 )
 
@@ -94,7 +93,7 @@ func (e *evaluation) validate(ctx context.Context) result {
 		if err != nil {
 			return failed(fp, err)
 		}
-		ok, err := generic.MatchConditions(ctx, e.c.matchConditions, act)
+		ok, err := celadmission.MatchConditions(ctx, e.c.matchConditions, act)
 		if err != nil {
 			return failed(fp, err)
 		}
