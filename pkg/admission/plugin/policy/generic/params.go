@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	v1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,6 +25,8 @@ type Params struct {
 	Mapper meta.RESTMapper
 	Client dynamic.Interface
 }
+
+const paramReadTimeout = time.Second
 
 // ParamSource is where the params of a paramKind live.
 type ParamSource struct {
@@ -79,6 +82,10 @@ func (p *Params) Collect(ctx context.Context, src *ParamSource, ref *v1.ParamRef
 	} else if ref.Namespace != "" {
 		return nil, fmt.Errorf("paramRef.namespace must not be provided for a cluster-scoped `paramKind`")
 	}
+	// A param is read within a second, as kube-apiserver reads one its
+	// cache lacks.
+	ctx, cancel := context.WithTimeout(ctx, paramReadTimeout)
+	defer cancel()
 	var params []runtime.Object
 	switch {
 	case ref.Name != "":
