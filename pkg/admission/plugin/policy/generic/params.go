@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/admissionregistration/v1"
@@ -24,7 +25,25 @@ import (
 type Params struct {
 	Mapper meta.RESTMapper
 	Client dynamic.Interface
+
+	mu      sync.Mutex
+	sources map[v1.ParamKind]sourceEntry
 }
+
+// sourceEntry is a paramKind resolved: a kind the server serves is
+// remembered for a while, one it does not for a few seconds, so that a
+// policy naming a kind not served yet does not read discovery at every
+// write.
+type sourceEntry struct {
+	src *ParamSource
+	err error
+	at  time.Time
+}
+
+const (
+	sourceTTL        = time.Minute
+	missingSourceTTL = 5 * time.Second
+)
 
 const paramReadTimeout = time.Second
 
@@ -42,6 +61,23 @@ func (p *Params) Source(kind *v1.ParamKind) (*ParamSource, error) {
 	if kind == nil {
 		return nil, nil
 	}
+	p.mu.Lock()
+	e, ok := p.sources[*kind]
+	p.mu.Unlock()
+	if ok && (e.err == nil && time.Since(e.at) < sourceTTL || e.err != nil && time.Since(e.at) < missingSourceTTL) {
+		return e.src, e.err
+	}
+	src, err := p.resolve(kind)
+	p.mu.Lock()
+	if p.sources == nil {
+		p.sources = map[v1.ParamKind]sourceEntry{}
+	}
+	p.sources[*kind] = sourceEntry{src: src, err: err, at: time.Now()}
+	p.mu.Unlock()
+	return src, err
+}
+
+func (p *Params) resolve(kind *v1.ParamKind) (*ParamSource, error) {
 	gv, err := schema.ParseGroupVersion(kind.APIVersion)
 	if err != nil {
 		return nil, fmt.Errorf("failed to parse paramKind APIVersion: %w", err)
