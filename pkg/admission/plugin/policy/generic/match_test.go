@@ -125,12 +125,13 @@ func TestPolicyMatches(t *testing.T) {
 }
 
 func TestExempt(t *testing.T) {
-	for resource, want := range map[string]bool{
-		"validatingadmissionpolicies": true, "validatingadmissionpolicybindings": true,
-		"mutatingadmissionpolicies": true, "mutatingadmissionpolicybindings": true,
-		"validatingwebhookconfigurations": false,
+	for resource, want := range map[schema.GroupResource]bool{
+		{Group: v1.GroupName, Resource: "validatingadmissionpolicies"}: true, {Group: v1.GroupName, Resource: "validatingadmissionpolicybindings"}: true,
+		{Group: v1.GroupName, Resource: "mutatingadmissionpolicies"}: true, {Group: v1.GroupName, Resource: "mutatingadmissionpolicybindings"}: true,
+		{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"}: true, {Group: "authentication.k8s.io", Resource: "tokenreviews"}: true,
+		{Group: v1.GroupName, Resource: "validatingwebhookconfigurations"}: false, {Resource: "configmaps"}: false,
 	} {
-		a := &admission.Attributes{Resource: schema.GroupVersionResource{Group: v1.GroupName, Version: "v1", Resource: resource}}
+		a := &admission.Attributes{Resource: resource.WithVersion("v1")}
 		if got := Exempt(a); got != want {
 			t.Errorf("%s: exempt %v, want %v", resource, got, want)
 		}
