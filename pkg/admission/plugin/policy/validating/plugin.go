@@ -104,7 +104,12 @@ type validationFailure struct {
 }
 
 // Validate evaluates the policies that apply to the write.
-func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
+func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = apierrors.NewInternalError(fmt.Errorf("ValidatingAdmissionPolicy has panicked: %v", r))
+		}
+	}()
 	if generic.Exempt(a) {
 		return nil
 	}
