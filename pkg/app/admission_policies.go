@@ -48,5 +48,8 @@ func buildValidatingAdmissionPolicy(d *admissionDeps, _ []byte) (admission.Plugi
 		Params:     params,
 		Authorizer: d.authorizer,
 		Metrics:    metrics,
+		// kube-apiserver counts policies' match conditions with the
+		// webhooks'.
+		ConditionMetrics: d.webhookMetrics,
 	}), nil
 }

@@ -38,10 +38,11 @@ func (h *Hook) compiledConditions() *conditions {
 // failurePolicy Fail and skip the webhook under Ignore. It returns
 // whether to call the webhook, or the error to fail the write with.
 // authz decides the authorizer's checks; nil leaves the authorizer out.
-func ConditionsMatch(ctx context.Context, inv *Invocation, v *Versioned, authz celadmission.Authorizer) (bool, error) {
+// evalErrors counts the conditions that failed.
+func ConditionsMatch(ctx context.Context, inv *Invocation, v *Versioned, authz celadmission.Authorizer) (matched bool, err error, evalErrors int) {
 	h := inv.Hook
 	if len(h.MatchConditions) == 0 {
-		return true, nil
+		return true, nil, 0
 	}
 	a := v.Attributes
 	// kube-apiserver's request here has the write's own resource, and the
@@ -55,13 +56,15 @@ func ConditionsMatch(ctx context.Context, inv *Invocation, v *Versioned, authz c
 	}
 	act, err := celadmission.NewActivation(ctx, in)
 	if err != nil {
-		return conditionsFailed(h, err)
+		ok, err := conditionsFailed(h, err)
+		return ok, err, 0
 	}
-	ok, err := celadmission.MatchConditions(ctx, h.compiledConditions().items, act)
+	ok, err, n := celadmission.MatchConditions(ctx, h.compiledConditions().items, act)
 	if err != nil {
-		return conditionsFailed(h, err)
+		ok, err := conditionsFailed(h, err)
+		return ok, err, n
 	}
-	return ok, nil
+	return ok, nil, n
 }
 
 func conditionsFailed(h *Hook, err error) (bool, error) {

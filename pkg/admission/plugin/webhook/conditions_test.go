@@ -37,7 +37,7 @@ func TestConditionsAuthorizer(t *testing.T) {
 	inv := &Invocation{Hook: h}
 	authz := &onlyAlice{}
 	for name, want := range map[string]bool{"alice": true, "bob": false} {
-		got, err := ConditionsMatch(context.Background(), inv, write(name), authz)
+		got, err, _ := ConditionsMatch(context.Background(), inv, write(name), authz)
 		if err != nil || got != want {
 			t.Errorf("%s: matches %v (%v), want %v", name, got, err, want)
 		}
@@ -45,9 +45,9 @@ func TestConditionsAuthorizer(t *testing.T) {
 	if c := authz.checks[0]; c.Verb != "create" || c.Resource != "configmaps" || c.Namespace != "ns1" || c.Name != "cm" || !c.ResourceRequest {
 		t.Errorf("checked %+v", c)
 	}
-	_, err := ConditionsMatch(context.Background(), inv, write("alice"), nil)
+	_, err, failed := ConditionsMatch(context.Background(), inv, write("alice"), nil)
 	want := "expression 'authorizer.requestResource.check('create').allowed()' resulted in error: no such attribute(s): authorizer.requestResource"
-	if err == nil || err.Error() != want {
-		t.Errorf("without an authorizer: %v, want %q", err, want)
+	if err == nil || err.Error() != want || failed != 1 {
+		t.Errorf("without an authorizer: %v (%d failed), want %q (1 failed)", err, failed, want)
 	}
 }

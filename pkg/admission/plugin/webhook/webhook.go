@@ -111,8 +111,8 @@ func (b *Base) Conditions(ctx context.Context, inv *Invocation, v *Versioned) (b
 	if b.cfg.Authorizer != nil {
 		authz = celinput.NewAuthorizer(b.cfg.Authorizer)
 	}
-	ok, err := ConditionsMatch(ctx, inv, v, authz)
-	b.cfg.Metrics.observeConditions(inv.Hook, string(v.Attributes.Operation), time.Since(start), ok, err)
+	ok, err, evalErrors := ConditionsMatch(ctx, inv, v, authz)
+	b.cfg.Metrics.observeConditions(inv.Hook, string(v.Attributes.Operation), time.Since(start), ok, err, evalErrors)
 	if err != nil {
 		return false, apierrors.NewForbidden(v.Attributes.Resource.GroupResource(), v.Attributes.Name, err)
 	}

@@ -60,8 +60,16 @@ type Config struct {
 	Matcher    *generic.Matcher
 	Params     *generic.Params
 	Authorizer authorizer.Authorizer
-	// Metrics may be nil.
-	Metrics *Metrics
+	// Metrics may be nil; so may ConditionMetrics, the match conditions'
+	// metrics the webhooks share.
+	Metrics          *Metrics
+	ConditionMetrics ConditionMetrics
+}
+
+// ConditionMetrics records evaluations of match conditions
+// (webhook.Metrics does).
+type ConditionMetrics interface {
+	ObserveConditions(name, kind, typ, op string, elapsed time.Duration, evalErrors int)
 }
 
 // Plugin enforces validating admission policies.
@@ -296,7 +304,7 @@ func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, policy *
 	if pk := policy.Spec.ParamKind; pk != nil {
 		in.ParamKind = &metav1.TypeMeta{APIVersion: pk.APIVersion, Kind: pk.Kind}
 	}
-	e := &evaluation{policy: policy, c: c, input: in}
+	e := &evaluation{policy: policy, c: c, input: in, conditionMetrics: p.cfg.ConditionMetrics}
 	return e.validate(ctx)
 }
 

@@ -67,7 +67,8 @@ type evaluation struct {
 	// input is the write's; its Namespace is left out of the match
 	// conditions, and its Authorizer out of messages and audit
 	// annotations, as kube-apiserver leaves them out.
-	input celadmission.Input
+	input            celadmission.Input
+	conditionMetrics ConditionMetrics
 }
 
 func errorAction(fp *v1.FailurePolicyType) action {
@@ -93,7 +94,11 @@ func (e *evaluation) validate(ctx context.Context) result {
 		if err != nil {
 			return failed(fp, err)
 		}
-		ok, err := celadmission.MatchConditions(ctx, e.c.matchConditions, act)
+		start := time.Now()
+		ok, err, evalErrors := celadmission.MatchConditions(ctx, e.c.matchConditions, act)
+		if e.conditionMetrics != nil {
+			e.conditionMetrics.ObserveConditions(e.policy.Name, "policy", "validate", string(e.input.Request.Operation), time.Since(start), evalErrors)
+		}
 		if err != nil {
 			return failed(fp, err)
 		}
