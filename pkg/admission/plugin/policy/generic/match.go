@@ -30,24 +30,17 @@ func NewMatcher(cache namespaces.Cache, live namespaces.Live, equivalents admiss
 
 // Exempt says whether a write is of the resources no policy sees: the
 // policies and their bindings, so that a broken policy cannot lock
-// itself in, and the reviews of authentication and authorization, which
-// are not stored and which the cluster cannot do without. (Webhook
-// configurations are not exempt.)
+// itself in, and the reviews of authentication and authorization
+// (admission.Excluded). Webhook configurations are not exempt.
 func Exempt(a *admission.Attributes) bool {
-	return exempt[a.Resource.GroupResource()]
+	return policyResources[a.Resource.GroupResource()] || admission.Excluded(a.Resource.GroupResource())
 }
 
-var exempt = map[schema.GroupResource]bool{
-	{Group: v1.GroupName, Resource: "validatingadmissionpolicies"}:         true,
-	{Group: v1.GroupName, Resource: "validatingadmissionpolicybindings"}:   true,
-	{Group: v1.GroupName, Resource: "mutatingadmissionpolicies"}:           true,
-	{Group: v1.GroupName, Resource: "mutatingadmissionpolicybindings"}:     true,
-	{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"}:       true,
-	{Group: "authentication.k8s.io", Resource: "tokenreviews"}:             true,
-	{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"}: true,
-	{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"}:  true,
-	{Group: "authorization.k8s.io", Resource: "selfsubjectrulesreviews"}:   true,
-	{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"}:      true,
+var policyResources = map[schema.GroupResource]bool{
+	{Group: v1.GroupName, Resource: "validatingadmissionpolicies"}:       true,
+	{Group: v1.GroupName, Resource: "validatingadmissionpolicybindings"}: true,
+	{Group: v1.GroupName, Resource: "mutatingadmissionpolicies"}:         true,
+	{Group: v1.GroupName, Resource: "mutatingadmissionpolicybindings"}:   true,
 }
 
 // PolicyMatches says whether the policy's matchConstraints take the
