@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"k8s.io/client-go/dynamic"
 	"log/slog"
 	"slices"
 	"strings"
@@ -129,6 +130,8 @@ type admissionDeps struct {
 	webhookMetrics      *webhook.Metrics
 	webhookX509         *metrics.WebhookX509
 	equivalentResources admission.EquivalentResources
+	// dynamic reads the params of admission policies, of any kind.
+	dynamic dynamic.Interface
 }
 
 // admissionPlugin is one of kube-apiserver's admission plugins.
@@ -181,7 +184,7 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: podresize.PluginName, defaultOn: true, build: buildPodResizeValidator},
 	{name: "MutatingAdmissionPolicy", defaultOn: true},
 	{name: mutating.PluginName, defaultOn: true, build: buildMutatingWebhook},
-	{name: "ValidatingAdmissionPolicy", defaultOn: true},
+	{name: "ValidatingAdmissionPolicy", defaultOn: true, build: buildValidatingAdmissionPolicy},
 	{name: validating.PluginName, defaultOn: true, build: buildValidatingWebhook},
 	{name: resourcequota.PluginName, defaultOn: true, build: buildResourceQuota},
 	{name: deny.PluginName, build: buildAlwaysDeny},

@@ -59,6 +59,7 @@ func webhookConfig(d *admissionDeps, config []byte) (webhook.Config, error) {
 		NamespacesSynced: namespaces.HasSynced,
 		// kube-apiserver's gate, beta and on by default in 1.37.
 		ExcludeVirtualResources: d.features.Enabled("ExcludeAdmissionWebhookVirtualResources"),
+		Authorizer:              d.authorizer,
 	}, nil
 }
 

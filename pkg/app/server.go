@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"k8s.io/client-go/dynamic"
 	"log/slog"
 	"net"
 	"os"
@@ -218,6 +219,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		equivalentResources: equivalentResources,
 		loopbackHost:        loopback.Host,
 		metrics:             metricsRegistry,
+		dynamic:             dynamic.NewForConfigOrDie(loopback.RESTConfig()),
 		restMapper:          restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(clientdiscovery.NewDiscoveryClientForConfigOrDie(loopback.RESTConfig()))),
 		// ResourceQuota reads device classes only when they are served.
 		runtimeConfig: c.RuntimeConfig,

@@ -285,7 +285,10 @@ func (l *lazyVariables) Value() any                  { return l }
 
 // toValue is obj as CEL sees it: its JSON form, as unstructured content.
 func toValue(obj runtime.Object) (any, error) {
-	if obj == nil || reflect.ValueOf(obj).IsNil() {
+	if obj == nil {
+		return nil, nil
+	}
+	if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && v.IsNil() {
 		return nil, nil
 	}
 	if u, ok := obj.(runtime.Unstructured); ok {

@@ -3,18 +3,18 @@ package webhook
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	v1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/matching"
+	nsgetter "github.com/kapi-dev/kapi/pkg/admission/plugin/internal/namespaces"
 )
 
 // Invocation is a webhook to call for a write, and the resource and kind
@@ -47,8 +47,6 @@ type Matcher struct {
 	Equivalents admission.EquivalentResources
 }
 
-var namespacesResource = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-
 // Exempt says whether a write is of the resources no webhook sees: the
 // webhook and policy configurations, so that a broken webhook cannot
 // lock itself in.
@@ -79,7 +77,7 @@ func (m *Matcher) Match(ctx context.Context, h *Hook, a *admission.Attributes, o
 	if !nsMatches && nsErr == nil {
 		return nil, nil
 	}
-	if !objSel.Empty() && !matchObject(objSel, obj) && !matchObject(objSel, old) {
+	if !matching.ObjectMatches(objSel, obj, old) {
 		return nil, nil
 	}
 	inv := m.matchRules(h, a)
@@ -119,107 +117,17 @@ func (m *Matcher) matchRules(h *Hook, a *admission.Attributes) *Invocation {
 	return nil
 }
 
-// ruleMatches: the rule names the write's operation, and resource's
-// group, version and name (with the write's subresource), and its scope.
 func ruleMatches(r v1.RuleWithOperations, a *admission.Attributes, resource schema.GroupVersionResource) bool {
-	return scopeMatches(r.Scope, a, resource) &&
-		operationMatches(r.Operations, a.Operation) &&
-		exactOrWildcard(r.APIGroups, resource.Group) &&
-		exactOrWildcard(r.APIVersions, resource.Version) &&
-		resourceMatches(r.Resources, resource.Resource, a.Subresource)
-}
-
-func scopeMatches(scope *v1.ScopeType, a *admission.Attributes, resource schema.GroupVersionResource) bool {
-	if scope == nil || *scope == v1.AllScopes {
-		return true
-	}
-	// A namespace is cluster-scoped, though its writes carry its name as
-	// their namespace.
-	isNamespace := resource == namespacesResource
-	switch *scope {
-	case v1.NamespacedScope:
-		return !isNamespace && a.Namespace != ""
-	case v1.ClusterScope:
-		return isNamespace || a.Namespace == ""
-	}
-	return false
-}
-
-func operationMatches(ops []v1.OperationType, op admission.Operation) bool {
-	for _, o := range ops {
-		if o == v1.OperationAll || string(o) == string(op) {
-			return true
-		}
-	}
-	return false
-}
-
-func exactOrWildcard(items []string, requested string) bool {
-	for _, item := range items {
-		if item == "*" || item == requested {
-			return true
-		}
-	}
-	return false
-}
-
-// resourceMatches: "pods" is the resource itself, "pods/status" a
-// subresource, "*" every resource (not subresources), "*/*" everything,
-// "pods/*" pods and its subresources, "*/status" every status.
-func resourceMatches(resources []string, resource, subresource string) bool {
-	for _, r := range resources {
-		res, sub, _ := strings.Cut(r, "/")
-		if (res == "*" || res == resource) && (sub == "*" || sub == subresource) {
-			return true
-		}
-	}
-	return false
-}
-
-func matchObject(sel labels.Selector, obj runtime.Object) bool {
-	if obj == nil {
-		return false
-	}
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return false
-	}
-	return sel.Matches(labels.Set(m.GetLabels()))
+	return matching.RuleMatches(r, a, resource)
 }
 
 // matchNamespace evaluates the namespaceSelector on the labels of the
-// write's namespace: those of the namespace object itself for a create or
-// update of a namespace, else the namespace's as the cache (or, for one
-// it does not have yet, the server) knows them. Cluster-scoped writes
-// always match.
+// write's namespace (see matching.NamespaceMatches), read from the cache,
+// or for one it does not have yet, from the server.
 func (m *Matcher) matchNamespace(ctx context.Context, sel labels.Selector, a *admission.Attributes) (bool, error) {
-	isNamespace := a.Resource.Group == "" && a.Resource.Resource == "namespaces"
-	name := a.Namespace
-	if isNamespace && name == "" {
-		name = a.Name
+	getter := nsgetter.Getter{Cache: m.Namespaces}
+	if m.LiveNamespaces != nil {
+		getter.Live = m.LiveNamespaces
 	}
-	if name == "" && !isNamespace {
-		return true, nil
-	}
-	if sel.Empty() {
-		return true, nil
-	}
-	if isNamespace && a.Subresource == "" && (a.Operation == admission.Create || a.Operation == admission.Update) {
-		acc, err := meta.Accessor(a.Object)
-		if err != nil {
-			return false, apierrors.NewInternalError(err)
-		}
-		return sel.Matches(labels.Set(acc.GetLabels())), nil
-	}
-	ns, err := m.Namespaces.Get(name)
-	if apierrors.IsNotFound(err) && m.LiveNamespaces != nil {
-		ns, err = m.LiveNamespaces.Get(ctx, name, metav1.GetOptions{})
-	}
-	if apierrors.IsNotFound(err) {
-		return false, err
-	}
-	if err != nil {
-		return false, apierrors.NewInternalError(err)
-	}
-	return sel.Matches(labels.Set(ns.Labels)), nil
+	return matching.NamespaceMatches(ctx, getter, sel, a)
 }

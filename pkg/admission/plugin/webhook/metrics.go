@@ -124,8 +124,10 @@ func (m *Metrics) ObserveFailOpen(h *Hook) {
 	m.failOpen.WithLabelValues(h.Name, h.Type()).Inc()
 }
 
-// observeConditions records an evaluation of h's match conditions.
-func (m *Metrics) observeConditions(h *Hook, op string, elapsed time.Duration, matched bool, err error) {
+// observeConditions records an evaluation of h's match conditions: its
+// time, each condition that failed, and an exclusion when they did not
+// match.
+func (m *Metrics) observeConditions(h *Hook, op string, elapsed time.Duration, matched bool, err error, evalErrors int) {
 	if m == nil || len(h.MatchConditions) == 0 {
 		return
 	}
@@ -133,11 +135,23 @@ func (m *Metrics) observeConditions(h *Hook, op string, elapsed time.Duration, m
 	if h.Mutating {
 		typ = "admit"
 	}
-	if err != nil {
-		m.conditionErrors.WithLabelValues(h.Name, "webhook", typ, op).Inc()
-	}
+	m.ObserveConditions(h.Name, "webhook", typ, op, elapsed, evalErrors)
 	if !matched && err == nil {
 		m.exclusions.WithLabelValues(h.Name, "webhook", typ, op).Inc()
 	}
-	m.conditionTime.WithLabelValues(h.Name, "webhook", typ, op).Observe(elapsed.Seconds())
+}
+
+// ObserveConditions records an evaluation of the match conditions of a
+// webhook or policy (kind "webhook" or "policy") called name, of type
+// typ, for a write's op: its time and the number of conditions that
+// failed. The admission policy plugins record theirs here: kube-apiserver
+// counts both in the same metrics.
+func (m *Metrics) ObserveConditions(name, kind, typ, op string, elapsed time.Duration, evalErrors int) {
+	if m == nil {
+		return
+	}
+	if evalErrors > 0 {
+		m.conditionErrors.WithLabelValues(name, kind, typ, op).Add(float64(evalErrors))
+	}
+	m.conditionTime.WithLabelValues(name, kind, typ, op).Observe(elapsed.Seconds())
 }

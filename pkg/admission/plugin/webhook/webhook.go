@@ -22,6 +22,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/celinput"
+	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	celadmission "github.com/kapi-dev/kapi/pkg/cel/admission"
 	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/warning"
 )
@@ -42,6 +45,9 @@ type Config struct {
 	// authorization (admission.Excluded) to no webhook, as kube-apiserver
 	// does with its ExcludeAdmissionWebhookVirtualResources gate.
 	ExcludeVirtualResources bool
+	// Authorizer decides the checks of match conditions' authorizer; nil
+	// leaves it out of them.
+	Authorizer authorizer.Authorizer
 }
 
 // Base is the part of the plugins that does not depend on the kind of
@@ -101,8 +107,12 @@ func (b *Base) Match(ctx context.Context, h *Hook, a *admission.Attributes, obj,
 // write with a 403.
 func (b *Base) Conditions(ctx context.Context, inv *Invocation, v *Versioned) (bool, error) {
 	start := time.Now()
-	ok, err := ConditionsMatch(ctx, inv, v)
-	b.cfg.Metrics.observeConditions(inv.Hook, string(v.Attributes.Operation), time.Since(start), ok, err)
+	var authz celadmission.Authorizer
+	if b.cfg.Authorizer != nil {
+		authz = celinput.NewAuthorizer(b.cfg.Authorizer)
+	}
+	ok, err, evalErrors := ConditionsMatch(ctx, inv, v, authz)
+	b.cfg.Metrics.observeConditions(inv.Hook, string(v.Attributes.Operation), time.Since(start), ok, err, evalErrors)
 	if err != nil {
 		return false, apierrors.NewForbidden(v.Attributes.Resource.GroupResource(), v.Attributes.Name, err)
 	}
