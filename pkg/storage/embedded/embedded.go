@@ -8,8 +8,8 @@
 // as the write returns. v3client's own watch, gRPC's protocol over Go
 // channels, deadlocks under a storm of watch cancellations
 // (etcd-io/etcd#18879, #20716); kapi used to send watches over gRPC on a
-// unix socket instead, which delivered each event 30 to 90 µs after the
-// write had returned.
+// unix socket instead, which delivered each event 60 to 100 µs (p10 to
+// p50) after the write had returned.
 //
 // The member opens no TCP listener unless asked for a client URL (to let
 // etcdctl look at the store). Many embedded servers can therefore run in

@@ -24,8 +24,9 @@ import (
 // read from the store has the event as the write returns. Over gRPC
 // (kapi's unix socket), the event is then encoded, framed, written,
 // read, decoded and handed between four goroutines, and reached the watch
-// cache 30 to 90 µs after kapi's in-process write had returned, on an idle
-// machine: kapi answered writes before its watchers could know of them.
+// cache 60 to 100 µs (p10 to p50; over a millisecond at p99) after kapi's
+// in-process write had returned: kapi answered writes before its watchers
+// could know of them.
 // kube-apiserver's writes and watches both cross gRPC, so their delays
 // cancel out.
 //
