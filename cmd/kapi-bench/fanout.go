@@ -22,6 +22,9 @@ type fanoutStats struct {
 	// the writer had read the write's response; their latency is 0.
 	latencies []time.Duration
 	early     int64
+	// afterAck, sorted, are the same receive time minus ack time, not
+	// clipped: negative when the watcher had the event first.
+	afterAck []time.Duration
 	// fromSend, sorted, are receive time minus the send time of the write:
 	// the write's own latency plus the delivery's.
 	fromSend []time.Duration
@@ -38,6 +41,7 @@ func analyzeFanout(watchers []*watcher, writes map[uint64]ackedWrite, want int) 
 	}
 	s.latencies = make([]time.Duration, 0, total)
 	s.fromSend = make([]time.Duration, 0, total)
+	s.afterAck = make([]time.Duration, 0, total)
 	for _, w := range watchers {
 		s.delivered += int64(len(w.recv))
 		got := 0
@@ -49,6 +53,7 @@ func analyzeFanout(watchers []*watcher, writes map[uint64]ackedWrite, want int) 
 			}
 			got++
 			lat := w.recv[i] - wr.ack
+			s.afterAck = append(s.afterAck, lat)
 			if lat < 0 {
 				s.early++
 				lat = 0
@@ -67,5 +72,6 @@ func analyzeFanout(watchers []*watcher, writes map[uint64]ackedWrite, want int) 
 	}
 	slices.Sort(s.latencies)
 	slices.Sort(s.fromSend)
+	slices.Sort(s.afterAck)
 	return s
 }

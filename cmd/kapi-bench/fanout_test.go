@@ -33,6 +33,11 @@ func TestAnalyzeFanout(t *testing.T) {
 	if !slices.Equal(s.latencies, want) {
 		t.Errorf("latencies %v, want %v", s.latencies, want)
 	}
+	// Unclipped, the early delivery is a millisecond before its ack.
+	wantAfterAck := []time.Duration{-ms(1), ms(1), ms(1), ms(1), ms(1), ms(2), ms(2), ms(5), ms(10), ms(20)}
+	if !slices.Equal(s.afterAck, wantAfterAck) {
+		t.Errorf("afterAck %v, want %v", s.afterAck, wantAfterAck)
+	}
 	// From the send time, the early delivery has a latency too.
 	wantFromSend := []time.Duration{ms(4), ms(6), ms(6), ms(6), ms(6), ms(7), ms(7), ms(10), ms(15), ms(25)}
 	if !slices.Equal(s.fromSend, wantFromSend) {

@@ -224,6 +224,9 @@ func (env *apiEnv) fanout(ctx context.Context, ns string, n int, wo watchOptions
 		r.addDuration(key("latency_p50_ms"), percentile(s.latencies, 50))
 		r.addDuration(key("latency_p99_ms"), percentile(s.latencies, 99))
 		r.addInt(key("deliveries_before_ack"), s.early)
+		for _, q := range []float64{10, 50, 90, 99} {
+			r.addDuration(key(fmt.Sprintf("event_after_ack_p%g_ms", q)), percentile(s.afterAck, q))
+		}
 		r.addDuration(key("latency_from_send_p50_ms"), percentile(s.fromSend, 50))
 		r.addDuration(key("latency_from_send_p99_ms"), percentile(s.fromSend, 99))
 	}

@@ -56,6 +56,20 @@
 // and every watcher is terminated with a 410 Expired error event, since the
 // events between its position and the new list are lost.
 //
+// # Writes
+//
+// Writes go to the underlying storage, and return once the cache has
+// applied the write's event and handed it to its watchers' queues: a
+// client that has a write's response finds it in every read the cache
+// serves, and every watch of the resource has the event on its way. The
+// wait is short: the embedded etcd hands a write's event to its watches
+// before the write returns, so what is left is the reflector decoding and
+// applying it. It is bounded (writeVisibleTimeout): a cache whose watch
+// has failed, and is being restarted, delays writes by that much at most,
+// and they still succeed. kube-apiserver does not wait, and its watchers
+// can learn of a write after its client did; the in-process informers of
+// kapi's admission plugins, fed from this cache, should not.
+//
 // # What is served from memory
 //
 // Writes always go to the underlying storage. Get is served from the cache
@@ -367,21 +381,36 @@ func defaultAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 	}, nil
 }
 
-// Create implements storage.Interface by passing it on.
+// Create implements storage.Interface by passing it on; it returns once
+// the cache has the new object (see "Writes" in the package doc).
 func (c *Cacher) Create(ctx context.Context, key string, obj, out runtime.Object) error {
-	return c.storage.Create(ctx, key, obj, out)
+	if err := c.storage.Create(ctx, key, obj, out); err != nil {
+		return err
+	}
+	c.awaitWrite(ctx, out)
+	return nil
 }
 
-// GuaranteedUpdate implements storage.Interface by passing it on.
+// GuaranteedUpdate implements storage.Interface by passing it on; it
+// returns once the cache has the update.
 func (c *Cacher) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool,
 	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc) error {
-	return c.storage.GuaranteedUpdate(ctx, key, destination, ignoreNotFound, preconditions, tryUpdate)
+	if err := c.storage.GuaranteedUpdate(ctx, key, destination, ignoreNotFound, preconditions, tryUpdate); err != nil {
+		return err
+	}
+	c.awaitWrite(ctx, destination)
+	return nil
 }
 
-// Delete implements storage.Interface by passing it on.
+// Delete implements storage.Interface by passing it on; it returns once
+// the cache has the deletion.
 func (c *Cacher) Delete(ctx context.Context, key string, out runtime.Object, preconditions *storage.Preconditions,
 	validateDeletion storage.ValidateObjectFunc) error {
-	return c.storage.Delete(ctx, key, out, preconditions, validateDeletion)
+	if err := c.storage.Delete(ctx, key, out, preconditions, validateDeletion); err != nil {
+		return err
+	}
+	c.awaitWrite(ctx, out)
+	return nil
 }
 
 // CurrentResourceVersion implements storage.Interface by passing it on.

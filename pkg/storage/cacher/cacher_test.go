@@ -393,3 +393,51 @@ func TestSlowWatcherIsTerminatedWithoutHoldingUpOthers(t *testing.T) {
 		t.Fatalf("%d watchers terminated, want 1", e.cacher.Stats().WatchersTerminated)
 	}
 }
+
+// TestAWriteReturnsOnceTheCacheHasIt: when a create, update or delete
+// returns, the cache has applied its event: a read served from memory
+// (resourceVersion "0", any state the cache has) already sees the write,
+// and the event is queued for every watcher. Without that, a client that
+// writes and writes again can be admitted against informers that have
+// not seen its first write.
+func TestAWriteReturnsOnceTheCacheHasIt(t *testing.T) {
+	e := newEnv(t, cacher.Config{})
+	w := e.watch(t, storage.ListOptions{ResourceVersion: rvString(e.currentRV(t)), Predicate: storage.Everything})
+	fromMemory := storage.GetOptions{ResourceVersion: "0"}
+	var written []uint64
+	check := func(op string, out *corev1.ConfigMap, gone bool) {
+		t.Helper()
+		rv := rvOf(t, out)
+		written = append(written, rv)
+		got := &corev1.ConfigMap{}
+		err := e.cacher.Get(context.Background(), key(out.Namespace, out.Name), fromMemory, got)
+		switch {
+		case gone && !storage.IsNotFound(err):
+			t.Fatalf("after %s of %s at %d returned, the cache still has it (rv %s, err %v)", op, out.Name, rv, got.ResourceVersion, err)
+		case !gone && err != nil:
+			t.Fatalf("after %s of %s at %d returned, the cache does not have it: %v", op, out.Name, rv, err)
+		case !gone && rvOf(t, got) != rv:
+			t.Fatalf("after %s of %s at %d returned, the cache has it at %s", op, out.Name, rv, got.ResourceVersion)
+		}
+		if l := e.list(t, storage.ListOptions{ResourceVersion: "0"}); listRV(t, l) < rv {
+			t.Fatalf("after %s at %d returned, a list from memory is at %d", op, rv, listRV(t, l))
+		}
+	}
+	for i := range 100 {
+		name := "cm" + rvString(uint64(i%7))
+		check("create", e.create(t, configMap("ns", name, nil, nil)), false)
+		check("update", e.update(t, "ns", name, func(cm *corev1.ConfigMap) { cm.Data = map[string]string{"i": rvString(uint64(i))} }), false)
+		check("delete", e.delete(t, "ns", name), true)
+	}
+	// And the watcher got each of those events, in order.
+	for _, rv := range written {
+		select {
+		case ev := <-w.ResultChan():
+			if got := rvOf(t, ev.Object); got != rv {
+				t.Fatalf("watch event at %d, want %d", got, rv)
+			}
+		case <-time.After(eventTimeout):
+			t.Fatalf("no watch event for the write at %d", rv)
+		}
+	}
+}

@@ -5,8 +5,51 @@ import (
 	"errors"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/kapi-dev/kapi/pkg/storage"
 )
+
+// writeVisibleTimeout bounds how long a write waits for the cache to
+// have its event.
+const writeVisibleTimeout = time.Second
+
+// awaitWrite waits until the cache has seen the revision of out, the
+// object a write returned, so that the write's event has been applied
+// and dispatched before the write returns. It gives up, silently, after
+// writeVisibleTimeout, when ctx ends or when the cache is not (or no
+// longer) filled: the write has happened either way.
+func (c *Cacher) awaitWrite(ctx context.Context, out runtime.Object) {
+	rv, err := storage.ObjectResourceVersion(out)
+	if err != nil || rv == 0 {
+		return
+	}
+	c.mu.RLock()
+	ok, advanced := !c.ready || c.rv >= rv, c.advanced
+	c.mu.RUnlock()
+	if ok {
+		return
+	}
+	timer := time.NewTimer(writeVisibleTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-advanced:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-c.ctx.Done():
+			return
+		}
+		c.mu.RLock()
+		ok, advanced = !c.ready || c.rv >= rv, c.advanced
+		c.mu.RUnlock()
+		if ok {
+			return
+		}
+	}
+}
 
 // How reads wait for the cache to reach the revision they need, or give
 // up on it (FreshnessTimeout) and go to the storage.

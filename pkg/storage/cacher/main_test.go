@@ -67,7 +67,7 @@ type env struct {
 // newEnv starts a Cacher configured by cfg (Storage, ResourcePrefix and
 // the factories are filled in) over a fresh prefix of the shared etcd;
 // wrap, if given, wraps the etcd3 store the Cacher is put in front of.
-func newEnv(t *testing.T, cfg cacher.Config, wrap ...func(storage.Interface) storage.Interface) *env {
+func newEnv(t testing.TB, cfg cacher.Config, wrap ...func(storage.Interface) storage.Interface) *env {
 	t.Helper()
 	prefix := fmt.Sprintf("/cachertest%d/registry", prefixes.Add(1))
 	backend := etcd3.New(shared.Client(), codec, newConfigMap, newConfigMapList, prefix, schema.GroupResource{Resource: "configmaps"})
@@ -91,7 +91,7 @@ func newEnv(t *testing.T, cfg cacher.Config, wrap ...func(storage.Interface) sto
 // every write a test makes after it is an event in the window. Without
 // it, a loaded machine lets the first writes land before that list, and a
 // watch from their revisions is (rightly) older than the window.
-func (e *env) waitFilled(t *testing.T) {
+func (e *env) waitFilled(t testing.TB) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -133,7 +133,7 @@ func (e *env) currentRV(t *testing.T) uint64 {
 }
 
 // list lists every ConfigMap with opts, which is Recursive unless said.
-func (e *env) list(t *testing.T, opts storage.ListOptions) *corev1.ConfigMapList {
+func (e *env) list(t testing.TB, opts storage.ListOptions) *corev1.ConfigMapList {
 	t.Helper()
 	opts.Recursive = true
 	if opts.Predicate.Label == nil {

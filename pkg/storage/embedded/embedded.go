@@ -3,13 +3,13 @@
 // hop: the client it hands out calls the etcd server's KV, lease and
 // cluster services directly, in memory (etcd's v3client).
 //
-// Watches are the exception: they go over gRPC on a unix socket in the
-// data dir. The in-process adapter streams watches over plain Go channels
-// without flow control, and a storm of watch cancellations (many clients
-// going away at once) deadlocks client and server for good
-// (etcd-io/etcd#18879, #20716); over a socket, HTTP/2 flow control keeps
-// both sides moving. The socket is only reachable by whoever can open the
-// data dir.
+// Watches are the exception: they are read from the member's store
+// directly (watch.go), so that a write's event is in its watchers' hands
+// as the write returns. v3client's own watch, gRPC's protocol over Go
+// channels, deadlocks under a storm of watch cancellations
+// (etcd-io/etcd#18879, #20716); kapi used to send watches over gRPC on a
+// unix socket instead, which delivered each event 60 to 100 µs (p10 to
+// p50) after the write had returned.
 //
 // The member opens no TCP listener unless asked for a client URL (to let
 // etcdctl look at the store). Many embedded servers can therefore run in
@@ -23,16 +23,12 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
-	"go.uber.org/zap"
 )
 
 // Config configures an embedded etcd.
@@ -89,14 +85,9 @@ const placeholderPeerURL = "http://127.0.0.1:2380"
 
 // Server is a running embedded etcd.
 type Server struct {
-	etcd   *embed.Etcd
-	client *clientv3.Client
-	// watchClient is the socket client whose Watcher client uses.
-	watchClient *clientv3.Client
-	clientURL   string
-	// socketDir, if set, is a directory made for the socket (when the
-	// data dir's path is too long for one), removed on Close.
-	socketDir string
+	etcd      *embed.Etcd
+	client    *clientv3.Client
+	clientURL string
 
 	// closing silences the errors etcd logs about its listeners while it
 	// shuts them down.
@@ -116,21 +107,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	socket, socketDir, err := socketPath(cfg.DataDir)
-	if err != nil {
-		return nil, err
-	}
-	removeSocketDir := func() {
-		if socketDir != "" {
-			os.RemoveAll(socketDir)
-		}
-	}
-	socketURL := url.URL{Scheme: "unix", Path: socket}
-	ecfg.ListenClientUrls = append([]url.URL{socketURL}, ecfg.ListenClientUrls...)
-	ecfg.AdvertiseClientUrls = append([]url.URL{socketURL}, ecfg.AdvertiseClientUrls...)
 	e, err := embed.StartEtcd(ecfg)
 	if err != nil {
-		removeSocketDir()
 		return nil, fmt.Errorf("starting embedded etcd in %s: %w", cfg.DataDir, err)
 	}
 	select {
@@ -138,61 +116,22 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	case err := <-e.Err():
 		closing.Store(true)
 		e.Close()
-		removeSocketDir()
 		return nil, fmt.Errorf("embedded etcd in %s failed to start: %w", cfg.DataDir, err)
 	case <-ctx.Done():
 		closing.Store(true)
 		e.Close()
-		removeSocketDir()
 		return nil, fmt.Errorf("embedded etcd in %s did not start: %w", cfg.DataDir, ctx.Err())
-	}
-	watchClient, err := clientv3.New(clientv3.Config{
-		Endpoints:   []string{"unix://" + socket},
-		DialTimeout: 10 * time.Second,
-		// What matters reaches kapi as errors of its requests.
-		Logger: zap.NewNop(),
-	})
-	if err != nil {
-		closing.Store(true)
-		e.Close()
-		removeSocketDir()
-		return nil, fmt.Errorf("embedded etcd in %s: client: %w", cfg.DataDir, err)
 	}
 	client := v3client.New(e.Server)
 	client.Watcher.Close()
-	client.Watcher = watchClient.Watcher
-	s := &Server{etcd: e, client: client, watchClient: watchClient, closing: closing, socketDir: socketDir}
+	client.Watcher = newLocalWatcher(e.Server.Watchable())
+	s := &Server{etcd: e, client: client, closing: closing}
 	for _, l := range e.Clients {
 		if addr, ok := l.Addr().(*net.TCPAddr); ok {
 			s.clientURL = "http://" + addr.String()
 		}
 	}
 	return s, nil
-}
-
-// maxSocketPath is the longest unix socket path every platform accepts
-// (sun_path is 104 bytes on macOS, 108 on Linux, with a trailing NUL).
-const maxSocketPath = 100
-
-// socketPath returns where the member's client socket goes: in the data
-// dir, or, if that path would be too long, in a new private directory
-// that the caller removes.
-func socketPath(dataDir string) (path, madeDir string, err error) {
-	dir, err := filepath.Abs(dataDir)
-	if err != nil {
-		return "", "", err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", "", fmt.Errorf("embedded etcd: %w", err)
-	}
-	if p := filepath.Join(dir, "etcd.sock"); len(p) <= maxSocketPath {
-		return p, "", nil
-	}
-	madeDir, err = os.MkdirTemp("", "kapi-etcd")
-	if err != nil {
-		return "", "", fmt.Errorf("embedded etcd: %w", err)
-	}
-	return filepath.Join(madeDir, "etcd.sock"), madeDir, nil
 }
 
 func etcdConfig(cfg Config, closing *atomic.Bool) (*embed.Config, error) {
@@ -255,9 +194,8 @@ func loopbackHTTPURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// Client returns a client of the member: in-process, but for watches,
-// which go over the member's unix socket. It stays valid until Close; do
-// not close it yourself.
+// Client returns an in-process client of the member. It stays valid
+// until Close; do not close it yourself.
 func (s *Server) Client() *clientv3.Client { return s.client }
 
 // ClientURL returns the URL the etcd client API is served on, with the
@@ -280,7 +218,6 @@ func (s *Server) Close() error {
 		// Closing the client first ends its watches before the server
 		// goes away. The error it reports is that cancellation.
 		_ = s.client.Close()
-		_ = s.watchClient.Close()
 		s.closing.Store(true)
 		s.etcd.Close()
 		// Once stopping, etcd reports no more errors, so whatever is
@@ -289,9 +226,6 @@ func (s *Server) Close() error {
 			if err != nil && s.closeErr == nil {
 				s.closeErr = fmt.Errorf("embedded etcd in %s: %w", s.etcd.Config().Dir, err)
 			}
-		}
-		if s.socketDir != "" {
-			os.RemoveAll(s.socketDir)
 		}
 	})
 	return s.closeErr

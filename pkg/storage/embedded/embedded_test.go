@@ -201,8 +201,8 @@ func benchmarkStart(b *testing.B, dir string) {
 
 // TestWatchesWorkAfterACancellationStorm: when many watches end at once
 // (their clients went away), new watches still get events. etcd's
-// in-process client deadlocks here (etcd-io/etcd#18879); the socket client
-// must not.
+// in-process client deadlocks here (etcd-io/etcd#18879); kapi's watches,
+// read from the store, must not.
 func TestWatchesWorkAfterACancellationStorm(t *testing.T) {
 	s := start(t, Config{DataDir: t.TempDir(), UnsafeNoFsync: true})
 	c := s.Client()

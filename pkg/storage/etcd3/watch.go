@@ -27,7 +27,9 @@ const (
 	// stops reading from etcd until the consumer catches up or stops the
 	// watch. Other watches are not held up: the etcd client demultiplexes
 	// the shared gRPC stream into a queue per watch, in which it keeps
-	// the responses of the blocked watch meanwhile. In kapi's design the
+	// the responses of the blocked watch meanwhile (the embedded etcd's
+	// watches each have a stream of the store of their own, which etcd
+	// treats as a slow watcher meanwhile). In kapi's design the
 	// consumer is the watch cache, which reads promptly; clients that
 	// may fall behind are served from the cache, not from here.
 	resultBufferSize = 100
