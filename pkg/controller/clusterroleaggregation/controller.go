@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -32,12 +31,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
 	"github.com/kapi-dev/kapi/pkg/client"
+	"github.com/kapi-dev/kapi/pkg/controller/worker"
 )
 
 // FieldManager is the manager the controller applies rules as, the one
@@ -49,7 +47,7 @@ type Controller struct {
 	client client.Interface[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList]
 	lister rbaclisters.ClusterRoleLister
 	synced cache.InformerSynced
-	queue  workqueue.TypedRateLimitingInterface[string]
+	queue  *worker.Queue
 	log    *slog.Logger
 }
 
@@ -64,12 +62,11 @@ func New(informer cache.SharedIndexInformer, client client.Interface[*rbacv1.Clu
 		client: client,
 		lister: rbaclisters.NewClusterRoleLister(informer.GetIndexer()),
 		synced: informer.HasSynced,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "ClusterRoleAggregator"},
-		),
-		log: log,
+		log:    log,
 	}
+	c.queue = worker.New("ClusterRoleAggregator", c.sync, func(name string, err error) {
+		c.log.Warn("aggregating clusterrole failed, retrying", "clusterrole", name, "err", err)
+	})
 	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { c.enqueueAggregated() },
 		UpdateFunc: func(any, any) { c.enqueueAggregated() },
@@ -84,40 +81,7 @@ func New(informer cache.SharedIndexInformer, client client.Interface[*rbacv1.Clu
 // Run processes the queue with the given number of workers until ctx is
 // done. It returns once the workers have stopped.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
-		return
-	}
-	done := make(chan struct{})
-	for i := 0; i < workers; i++ {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			wait.UntilWithContext(ctx, func(ctx context.Context) {
-				for c.processNext(ctx) {
-				}
-			}, time.Second)
-		}()
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	for i := 0; i < workers; i++ {
-		<-done
-	}
-}
-
-func (c *Controller) processNext(ctx context.Context) bool {
-	name, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(name)
-	if err := c.sync(ctx, name); err != nil {
-		c.log.Warn("aggregating clusterrole failed, retrying", "clusterrole", name, "err", err)
-		c.queue.AddRateLimited(name)
-		return true
-	}
-	c.queue.Forget(name)
-	return true
+	c.queue.Run(ctx, workers, c.synced)
 }
 
 func (c *Controller) enqueueAggregated() {

@@ -15,18 +15,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	admissionregistrationlisters "k8s.io/client-go/listers/admissionregistration/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
 	"github.com/kapi-dev/kapi/pkg/client"
+	"github.com/kapi-dev/kapi/pkg/controller/worker"
 )
 
 // FieldManager is the manager the status is applied as, the one
@@ -44,7 +42,7 @@ type Controller struct {
 	lister  admissionregistrationlisters.ValidatingAdmissionPolicyLister
 	synced  cache.InformerSynced
 	checker Checker
-	queue   workqueue.TypedRateLimitingInterface[string]
+	queue   *worker.Queue
 	log     *slog.Logger
 }
 
@@ -60,12 +58,11 @@ func New(informer cache.SharedIndexInformer, client client.Interface[*admissionr
 		lister:  admissionregistrationlisters.NewValidatingAdmissionPolicyLister(informer.GetIndexer()),
 		synced:  informer.HasSynced,
 		checker: checker,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: FieldManager},
-		),
-		log: log,
+		log:     log,
 	}
+	c.queue = worker.New(FieldManager, c.sync, func(name string, err error) {
+		c.log.Warn("writing the status of a validating admission policy failed, retrying", "policy", name, "err", err)
+	})
 	enqueue := func(obj any) {
 		if p, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok {
 			c.queue.Add(p.Name)
@@ -84,40 +81,7 @@ func New(informer cache.SharedIndexInformer, client client.Interface[*admissionr
 // Run processes the queue with the given number of workers until ctx is
 // done. It returns once the workers have stopped.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
-		return
-	}
-	done := make(chan struct{})
-	for i := 0; i < workers; i++ {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			wait.UntilWithContext(ctx, func(ctx context.Context) {
-				for c.processNext(ctx) {
-				}
-			}, time.Second)
-		}()
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	for i := 0; i < workers; i++ {
-		<-done
-	}
-}
-
-func (c *Controller) processNext(ctx context.Context) bool {
-	name, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(name)
-	if err := c.sync(ctx, name); err != nil {
-		c.log.Warn("writing the status of a validating admission policy failed, retrying", "policy", name, "err", err)
-		c.queue.AddRateLimited(name)
-		return true
-	}
-	c.queue.Forget(name)
-	return true
+	c.queue.Run(ctx, workers, c.synced)
 }
 
 func (c *Controller) sync(ctx context.Context, name string) error {
