@@ -3,9 +3,9 @@ package webhook
 import (
 	"fmt"
 
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/celinput"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionv1beta1 "k8s.io/api/admission/v1beta1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -52,59 +52,12 @@ func NewReview(inv *Invocation, v *Versioned) (uid types.UID, request, response 
 }
 
 func newRequest(uid types.UID, inv *Invocation, v *Versioned) *admissionv1.AdmissionRequest {
-	a := v.Attributes
-	userInfo := authenticationv1.UserInfo{Extra: map[string]authenticationv1.ExtraValue{}}
-	if a.User != nil {
-		userInfo.Username = a.User.GetName()
-		userInfo.UID = a.User.GetUID()
-		userInfo.Groups = a.User.GetGroups()
-		for k, val := range a.User.GetExtra() {
-			userInfo.Extra[k] = val
-		}
-	}
-	dryRun := a.DryRun
-	var opts runtime.Object
-	if a.Options != nil {
-		opts = a.Options.DeepCopyObject()
-		setOptionsKind(opts)
-	}
-	return &admissionv1.AdmissionRequest{
-		UID:                uid,
-		Kind:               metav1.GroupVersionKind(inv.Kind),
-		Resource:           metav1.GroupVersionResource(inv.Resource),
-		SubResource:        inv.Subresource,
-		RequestKind:        &metav1.GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind},
-		RequestResource:    &metav1.GroupVersionResource{Group: a.Resource.Group, Version: a.Resource.Version, Resource: a.Resource.Resource},
-		RequestSubResource: a.Subresource,
-		Name:               a.Name,
-		Namespace:          a.Namespace,
-		Operation:          admissionv1.Operation(a.Operation),
-		UserInfo:           userInfo,
-		Object:             runtime.RawExtension{Object: v.Object},
-		OldObject:          runtime.RawExtension{Object: v.OldObject},
-		DryRun:             &dryRun,
-		Options:            runtime.RawExtension{Object: opts},
-	}
-}
-
-// setOptionsKind names the write's options as kube-apiserver sends them:
-// meta.k8s.io/v1 CreateOptions, UpdateOptions or DeleteOptions; a
-// connect's options (PodExecOptions, ...) are core v1's.
-func setOptionsKind(opts runtime.Object) {
-	var kind string
-	switch opts.(type) {
-	case *metav1.CreateOptions:
-		kind = "CreateOptions"
-	case *metav1.UpdateOptions:
-		kind = "UpdateOptions"
-	case *metav1.DeleteOptions:
-		kind = "DeleteOptions"
-	case *metav1.PatchOptions:
-		kind = "PatchOptions"
-	}
-	if kind != "" {
-		opts.GetObjectKind().SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind(kind))
-	}
+	r := celinput.NewRequest(v.Attributes, inv.Resource, inv.Kind)
+	r.UID = uid
+	r.SubResource = inv.Subresource
+	r.Object = runtime.RawExtension{Object: v.Object}
+	r.OldObject = runtime.RawExtension{Object: v.OldObject}
+	return r
 }
 
 // VerifyResponse checks a webhook's answer to the review with uid, as

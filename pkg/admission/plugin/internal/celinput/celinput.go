@@ -24,9 +24,10 @@ import (
 	celadmission "github.com/kapi-dev/kapi/pkg/cel/admission"
 )
 
-// NewRequest is the request the expressions of a policy see for the
-// write a, matched as resource and kind: kube-apiserver's
-// AdmissionRequest without its uid and objects.
+// NewRequest is kube-apiserver's AdmissionRequest of the write a,
+// matched as resource and kind, without its uid and objects: the request
+// the expressions of webhooks and policies see, and, with those added,
+// the one a webhook is sent.
 func NewRequest(a *admission.Attributes, resource schema.GroupVersionResource, kind schema.GroupVersionKind) *admissionv1.AdmissionRequest {
 	var userInfo authenticationv1.UserInfo
 	if a.User != nil {
