@@ -5,15 +5,14 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/matching"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/namespaces"
 	nsgetter "github.com/kapi-dev/kapi/pkg/admission/plugin/internal/namespaces"
 )
 
@@ -27,21 +26,12 @@ type Invocation struct {
 	Kind        schema.GroupVersionKind
 }
 
-// NamespaceLister reads namespaces from the informer's cache.
-type NamespaceLister interface {
-	Get(name string) (*corev1.Namespace, error)
-}
-
-// NamespaceGetter reads a namespace from the server, for one the cache
-// does not have yet.
-type NamespaceGetter interface {
-	Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Namespace, error)
-}
-
 // Matcher decides which webhooks a write calls.
 type Matcher struct {
-	Namespaces     NamespaceLister
-	LiveNamespaces NamespaceGetter
+	// Namespaces is the informer's cache, LiveNamespaces the server, for
+	// a namespace the cache does not have yet.
+	Namespaces     namespaces.Cache
+	LiveNamespaces namespaces.Live
 	// Equivalents finds the resources of matchPolicy Equivalent; nil
 	// matches the write's own resource only.
 	Equivalents admission.EquivalentResources

@@ -25,17 +25,17 @@ func (f fakeNamespaces) Get(name string) (*corev1.Namespace, error) {
 }
 
 var (
-	pods        = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-	podKind     = schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
-	namespaces  = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-	hpaV1       = schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"}
-	hpaV2       = schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}
-	nodes       = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
-	allScopes   = v1.AllScopes
-	nsScope     = v1.NamespacedScope
-	clusterOnly = v1.ClusterScope
-	equivalent  = v1.Equivalent
-	exact       = v1.Exact
+	pods          = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	podKind       = schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
+	namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	hpaV1         = schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"}
+	hpaV2         = schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}
+	nodes         = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	allScopes     = v1.AllScopes
+	nsScope       = v1.NamespacedScope
+	clusterOnly   = v1.ClusterScope
+	equivalent    = v1.Equivalent
+	exact         = v1.Exact
 )
 
 func rule(ops []v1.OperationType, groups, versions, resources []string, scope *v1.ScopeType) v1.RuleWithOperations {
@@ -89,9 +89,9 @@ func TestMatch(t *testing.T) {
 		{name: "Namespaced scope, namespaced write", hook: &Hook{Rules: []v1.RuleWithOperations{rule(all, []string{"*"}, []string{"*"}, []string{"*"}, &nsScope)}}, attr: podCreate(), want: pods},
 		{name: "Cluster scope, namespaced write", hook: &Hook{Rules: []v1.RuleWithOperations{rule(all, []string{"*"}, []string{"*"}, []string{"*"}, &clusterOnly)}}, attr: podCreate()},
 		{name: "Cluster scope, namespace", hook: &Hook{Rules: []v1.RuleWithOperations{rule(all, []string{"*"}, []string{"*"}, []string{"*"}, &clusterOnly)}},
-			attr: &admission.Attributes{Name: "dev", Namespace: "dev", Resource: namespaces, Kind: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Operation: admission.Delete}, want: namespaces},
+			attr: &admission.Attributes{Name: "dev", Namespace: "dev", Resource: namespacesGVR, Kind: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Operation: admission.Delete}, want: namespacesGVR},
 		{name: "Namespaced scope, namespace", hook: &Hook{Rules: []v1.RuleWithOperations{rule(all, []string{"*"}, []string{"*"}, []string{"*"}, &nsScope)}},
-			attr: &admission.Attributes{Name: "dev", Namespace: "dev", Resource: namespaces, Kind: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Operation: admission.Delete}},
+			attr: &admission.Attributes{Name: "dev", Namespace: "dev", Resource: namespacesGVR, Kind: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Operation: admission.Delete}},
 		{name: "namespaceSelector matches", hook: &Hook{Rules: []v1.RuleWithOperations{rule(all, []string{"*"}, []string{"*"}, []string{"*"}, nil)},
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}, attr: podCreate(), want: pods},
 		{name: "namespaceSelector does not match", hook: &Hook{Rules: []v1.RuleWithOperations{rule(all, []string{"*"}, []string{"*"}, []string{"*"}, nil)},
@@ -101,8 +101,8 @@ func TestMatch(t *testing.T) {
 			attr: &admission.Attributes{Name: "n", Resource: nodes, Kind: schema.GroupVersionKind{Version: "v1", Kind: "Node"}, Operation: admission.Create, Object: labeled(nil)}, want: nodes},
 		{name: "namespaceSelector on a namespace's own new labels", hook: &Hook{Rules: []v1.RuleWithOperations{rule(all, []string{"*"}, []string{"*"}, []string{"*"}, nil)},
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "new"}}},
-			attr: &admission.Attributes{Name: "dev", Resource: namespaces, Kind: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Operation: admission.Update,
-				Object: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "dev", Labels: map[string]string{"env": "new"}}}}, want: namespaces},
+			attr: &admission.Attributes{Name: "dev", Resource: namespacesGVR, Kind: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Operation: admission.Update,
+				Object: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "dev", Labels: map[string]string{"env": "new"}}}}, want: namespacesGVR},
 		{name: "namespaceSelector, missing namespace", hook: &Hook{Rules: []v1.RuleWithOperations{rule(all, []string{"*"}, []string{"*"}, []string{"*"}, nil)},
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "dev"}}},
 			attr: func() *admission.Attributes { a := podCreate(); a.Namespace = "gone"; return a }(), wantErr: `namespaces "gone" not found`},

@@ -12,17 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/namespaces"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/ready"
 )
 
 // PluginName is the plugin's name in --enable-admission-plugins.
 const PluginName = "NamespaceAutoProvision"
-
-// NamespaceLister reads namespaces from a cache (client-go's
-// NamespaceLister is one).
-type NamespaceLister interface {
-	Get(name string) (*corev1.Namespace, error)
-}
 
 // NamespaceCreator creates namespaces on the server.
 type NamespaceCreator interface {
@@ -33,7 +28,7 @@ type NamespaceCreator interface {
 type Config struct {
 	// Lister reads the informer's cache, HasSynced says whether it
 	// synced once; Client creates the namespaces the cache lacks.
-	Lister    NamespaceLister
+	Lister    namespaces.Cache
 	HasSynced func() bool
 	Client    NamespaceCreator
 }

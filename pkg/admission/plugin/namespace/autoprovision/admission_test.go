@@ -11,16 +11,16 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission"
 )
 
-type namespaces map[string]bool
+type namespaceSet map[string]bool
 
-func (n namespaces) Get(name string) (*corev1.Namespace, error) {
+func (n namespaceSet) Get(name string) (*corev1.Namespace, error) {
 	if n[name] {
 		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, nil
 	}
 	return nil, apierrors.NewNotFound(corev1.Resource("namespaces"), name)
 }
 
-func (n namespaces) Create(_ context.Context, ns *corev1.Namespace, _ metav1.CreateOptions) (*corev1.Namespace, error) {
+func (n namespaceSet) Create(_ context.Context, ns *corev1.Namespace, _ metav1.CreateOptions) (*corev1.Namespace, error) {
 	if n[ns.Name] {
 		return nil, apierrors.NewAlreadyExists(corev1.Resource("namespaces"), ns.Name)
 	}
@@ -31,7 +31,7 @@ func (n namespaces) Create(_ context.Context, ns *corev1.Namespace, _ metav1.Cre
 // A create in a missing namespace creates it; a dry run, a namespace the
 // cache has, and a namespace itself do not.
 func TestAutoProvision(t *testing.T) {
-	cache, server := namespaces{"there": true}, namespaces{"there": true, "raced": true}
+	cache, server := namespaceSet{"there": true}, namespaceSet{"there": true, "raced": true}
 	p := New(Config{Lister: cache, HasSynced: func() bool { return true }, Client: server})
 	cmKind := corev1.SchemeGroupVersion.WithKind("ConfigMap")
 	for _, tc := range []struct {

@@ -31,6 +31,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/namespaces"
 )
 
 // PluginName is the plugin's name in --enable-admission-plugins.
@@ -51,28 +52,16 @@ const (
 	forceLiveLookupEntries = 100
 )
 
-// NamespaceLister reads namespaces from a cache (client-go's
-// NamespaceLister is one).
-type NamespaceLister interface {
-	Get(name string) (*corev1.Namespace, error)
-}
-
-// NamespaceGetter reads a namespace from the server (client-go's typed
-// NamespaceInterface is one).
-type NamespaceGetter interface {
-	Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Namespace, error)
-}
-
 // Config is what the plugin needs.
 type Config struct {
 	// Lister reads the informer's cache; HasSynced reports whether it has
 	// synced once.
-	Lister    NamespaceLister
+	Lister    namespaces.Cache
 	HasSynced func() bool
 	// Live reads a namespace the cache cannot be trusted about, as the
 	// server (through the loopback client), whatever the requester may
 	// read.
-	Live NamespaceGetter
+	Live namespaces.Live
 	// Immortal namespaces may never be deleted.
 	Immortal []string
 	// Clock is the time of the waits and of the memory of deletions; nil
@@ -82,9 +71,9 @@ type Config struct {
 
 // Lifecycle is the plugin.
 type Lifecycle struct {
-	lister    NamespaceLister
+	lister    namespaces.Cache
 	hasSynced func() bool
-	live      NamespaceGetter
+	live      namespaces.Live
 	immortal  map[string]bool
 	clock     clock.WithTicker
 	// forceLiveLookup holds the namespaces whose deletion was admitted in

@@ -20,23 +20,23 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission"
 )
 
-// namespaces is a set of namespaces by name, standing for the informer's
+// namespaceSet is a set of namespaces by name, standing for the informer's
 // cache or for the server.
-type namespaces struct {
+type namespaceSet struct {
 	mu    sync.Mutex
 	items map[string]*corev1.Namespace
 	reads int
 }
 
-func newNamespaces(items ...*corev1.Namespace) *namespaces {
-	n := &namespaces{items: map[string]*corev1.Namespace{}}
+func newNamespaces(items ...*corev1.Namespace) *namespaceSet {
+	n := &namespaceSet{items: map[string]*corev1.Namespace{}}
 	for _, ns := range items {
 		n.items[ns.Name] = ns
 	}
 	return n
 }
 
-func (n *namespaces) get(name string) (*corev1.Namespace, error) {
+func (n *namespaceSet) get(name string) (*corev1.Namespace, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.reads++
@@ -46,18 +46,18 @@ func (n *namespaces) get(name string) (*corev1.Namespace, error) {
 	return nil, apierrors.NewNotFound(corev1.Resource("namespaces"), name)
 }
 
-func (n *namespaces) readCount() int {
+func (n *namespaceSet) readCount() int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.reads
 }
 
 // lister is the cache's interface, live the server's.
-type lister struct{ *namespaces }
+type lister struct{ *namespaceSet }
 
 func (l lister) Get(name string) (*corev1.Namespace, error) { return l.get(name) }
 
-type live struct{ *namespaces }
+type live struct{ *namespaceSet }
 
 func (l live) Get(_ context.Context, name string, _ metav1.GetOptions) (*corev1.Namespace, error) {
 	return l.get(name)
@@ -68,13 +68,13 @@ func namespace(name string, phase corev1.NamespacePhase) *corev1.Namespace {
 }
 
 type fixture struct {
-	cache, server *namespaces
+	cache, server *namespaceSet
 	synced        func() bool
 	clock         *testingclock.FakeClock
 	plugin        *Lifecycle
 }
 
-func newFixture(cache, server *namespaces) *fixture {
+func newFixture(cache, server *namespaceSet) *fixture {
 	f := &fixture{cache: cache, server: server, synced: func() bool { return true }, clock: testingclock.NewFakeClock(time.Now())}
 	f.plugin = New(Config{
 		Lister:    lister{cache},
