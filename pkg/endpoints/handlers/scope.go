@@ -58,6 +58,9 @@ type RequestScope struct {
 	// merges apply patches. Nil leaves managedFields as clients send them
 	// and refuses apply patches.
 	FieldManager *managedfields.FieldManager
+	// TypeConverter knows the structure of the resource's kinds, for the
+	// admission plugins that merge apply configurations; nil if unknown.
+	TypeConverter managedfields.TypeConverter
 
 	MaxRequestBodyBytes int64
 }
@@ -131,6 +134,8 @@ func (s *RequestScope) admissionAttributes(ctx context.Context, name string, op 
 			Convertor: s.Convertor,
 			Defaulter: s.Defaulter,
 			Typer:     s.Typer,
+
+			TypeConverter: s.TypeConverter,
 		},
 	}
 }
