@@ -151,13 +151,32 @@ func (v *ObjectVal) Native() (map[string]any, error) {
 	return out, nil
 }
 
-// native converts a CEL value to unstructured content.
+// native converts the value of a field to unstructured content exactly as
+// kube-apiserver converts it, so that what it cannot convert fails the
+// same way: the elements of a list literal and the values of a map
+// literal are taken as they are (an Object is converted, a map literal
+// in a list or a null is not, and the merge refuses them); lists and
+// maps read from the object are converted all the way down.
 func native(v ref.Val) (any, error) {
+	switch inner := v.Value().(type) {
+	case []ref.Val:
+		var out []any
+		for _, e := range inner {
+			out = append(out, e.Value())
+		}
+		return out, nil
+	case map[ref.Val]ref.Val:
+		out := make(map[string]any, len(inner))
+		for k, e := range inner {
+			s, ok := k.Value().(string)
+			if !ok {
+				return nil, fmt.Errorf("map key %q is of type %T, not string", k, k)
+			}
+			out[s] = e.Value()
+		}
+		return out, nil
+	}
 	switch v := v.(type) {
-	case *ObjectVal:
-		return v.Native()
-	case types.Null:
-		return nil, nil
 	case traits.Lister:
 		var out []any
 		for it := v.Iterator(); it.HasNext() == types.True; {

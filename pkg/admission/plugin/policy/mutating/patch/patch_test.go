@@ -114,6 +114,21 @@ spec:
 		expression: `Object{data: Object.data{a: 1}}`,
 		err:        `error applying patch: failed to convert patch object to typed object: .data.a: expected string, got &value.valueUnstructured{Value:1}`,
 	}, {
+		name:       "a map literal in a list (not an Object) is not converted",
+		object:     configMap,
+		expression: `Object{metadata: Object.metadata{ownerReferences: [{"uid": "x"}]}}`,
+		err:        `error applying patch: failed to convert patch object to typed object: .metadata.ownerReferences: element 0: associative list with keys may not have non-map elements`,
+	}, {
+		name:       "a null in a map literal",
+		object:     configMap,
+		expression: `Object{metadata: Object.metadata{labels: {"a": null}}}`,
+		err:        `error applying patch: failed to convert patch object to typed object: .metadata.labels.a: expected string, got &value.valueUnstructured{Value:0}`,
+	}, {
+		name:       "a null field",
+		object:     configMap,
+		expression: `Object{data: null}`,
+		err:        `error applying patch: failed to convert patch object to typed object: .data: expected map, got &{NULL_VALUE}`,
+	}, {
 		name:       "an atomic struct",
 		object:     deployment,
 		expression: `Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"x": "y"}}}}`,
