@@ -40,7 +40,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/celinput"
@@ -333,7 +335,7 @@ func (p *Plugin) mutate(ctx context.Context, a *admission.Attributes, invocation
 			}
 			in.Object = v.Object
 			start := time.Now()
-			err := p.apply(ctx, a, v, in, m)
+			err := p.apply(ctx, a, v, inv.resource, in, m)
 			p.cfg.Metrics.observe(inv.policy.Name, inv.binding.Name, err, time.Since(start))
 			if err != nil {
 				var status apierrors.APIStatus
@@ -385,10 +387,13 @@ func (p *Plugin) matchConditions(ctx context.Context, inv invocation, in celadmi
 
 // apply evaluates one mutation on v's object and makes the result, in
 // the version of v's kind and defaulted, v's object.
-func (p *Plugin) apply(ctx context.Context, a *admission.Attributes, v *webhook.Versioned, in celadmission.Input, m mutation) error {
+func (p *Plugin) apply(ctx context.Context, a *admission.Attributes, v *webhook.Versioned, resource schema.GroupVersionResource, in celadmission.Input, m mutation) error {
 	tc := a.Objects.TypeConverter
 	if tc == nil {
 		return apierrors.NewServiceUnavailable(fmt.Sprintf("Resource kind %s not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.", v.Kind))
+	}
+	if v.Kind.GroupVersion() != resource.GroupVersion() {
+		tc = undescribed{tc}
 	}
 	activation, err := celadmission.NewActivation(ctx, in)
 	if err != nil {
@@ -428,3 +433,16 @@ func (p *Plugin) apply(ctx context.Context, a *admission.Attributes, v *webhook.
 
 // paramRef is the binding's paramRef as the machinery reads it.
 func paramRef(b *Binding) *v1.ParamRef { return b.Spec.ParamRef }
+
+// undescribed is the type converter of a subresource whose kind is of
+// another group version than its resource (a deployment's or custom
+// resource's autoscaling/v1 Scale, a pod's policy/v1 Eviction, a
+// service account's TokenRequest). kube-apiserver looks a kind's schema
+// up in the OpenAPI document of the kind's own group version, which does
+// not describe these kinds: it cannot merge an apply configuration into
+// them (a JSON patch needs no schema).
+type undescribed struct{ managedfields.TypeConverter }
+
+func (u undescribed) ObjectToTyped(obj runtime.Object, _ ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	return nil, fmt.Errorf("no corresponding type for %v", obj.GetObjectKind().GroupVersionKind())
+}
