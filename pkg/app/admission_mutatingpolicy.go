@@ -11,8 +11,12 @@ import (
 )
 
 // buildMutatingAdmissionPolicy watches the mutatingadmissionpolicies and
-// their bindings.
+// their bindings. With the MutatingAdmissionPolicy feature gate off, the
+// plugin does nothing, as kube-apiserver's.
 func buildMutatingAdmissionPolicy(d *admissionDeps, _ []byte) (admission.Plugin, error) {
+	if !d.features.Enabled("MutatingAdmissionPolicy") {
+		return admission.NewHandler(), nil
+	}
 	matcher, params, nsSynced := policyDeps(d)
 	policies := client.InformerFor[*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyList](d.informers, "mutatingadmissionpolicies")
 	bindings := client.InformerFor[*admissionregistrationv1.MutatingAdmissionPolicyBinding, *admissionregistrationv1.MutatingAdmissionPolicyBindingList](d.informers, "mutatingadmissionpolicybindings")
