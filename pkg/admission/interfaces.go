@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 )
@@ -61,6 +62,10 @@ type ObjectInterfaces struct {
 	Convertor runtime.ObjectConvertor
 	Defaulter runtime.ObjectDefaulter
 	Typer     runtime.ObjectTyper
+	// TypeConverter knows the structure of the resource's kinds, in
+	// every version, as server-side apply does (nil if it is not
+	// tracked), for the apply configurations of mutating policies.
+	TypeConverter managedfields.TypeConverter
 }
 
 // Plugin is an admission plugin. It mutates (Mutator), validates

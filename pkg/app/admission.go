@@ -56,6 +56,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/podtopologylabels"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/pod/serviceaccount"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/podsecurity"
+	mutatingpolicy "github.com/kapi-dev/kapi/pkg/admission/plugin/policy/mutating"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/resource/limitranger"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/resourcequota"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/resourcequota/evaluator"
@@ -182,7 +183,7 @@ var AdmissionPlugins = []admissionPlugin{
 	{name: podtopologylabels.PluginName, defaultOn: true, build: buildPodTopologyLabels},
 	{name: nodedeclaredfeatures.PluginName, defaultOn: true, build: buildNodeDeclaredFeatureValidator},
 	{name: podresize.PluginName, defaultOn: true, build: buildPodResizeValidator},
-	{name: "MutatingAdmissionPolicy", defaultOn: true},
+	{name: mutatingpolicy.PluginName, defaultOn: true, build: buildMutatingAdmissionPolicy},
 	{name: mutating.PluginName, defaultOn: true, build: buildMutatingWebhook},
 	{name: "ValidatingAdmissionPolicy", defaultOn: true, build: buildValidatingAdmissionPolicy},
 	{name: validating.PluginName, defaultOn: true, build: buildValidatingWebhook},

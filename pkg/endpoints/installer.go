@@ -236,6 +236,7 @@ func (g *APIGroupVersion) installResource(path string, storage rest.Storage) (*v
 		TableConvertor:      tables,
 		Admission:           g.Admission,
 		MaxRequestBodyBytes: g.MaxRequestBodyBytes,
+		TypeConverter:       g.typeConverter(),
 	}
 	g.EquivalentResources.RegisterKindFor(scope.Resource, subresource, kind)
 	if p, ok := storage.(rest.StorageKeyPrefixer); ok && subresource == "" {

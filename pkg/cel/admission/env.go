@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	kapicel "github.com/kapi-dev/kapi/pkg/cel"
+	"github.com/kapi-dev/kapi/pkg/cel/mutation"
 )
 
 // Kind is which field an expression is, which decides the type it must
@@ -360,5 +361,9 @@ func (p *typeProvider) FindStructFieldType(name, fieldName string) (*types.Field
 }
 
 func (p *typeProvider) NewValue(name string, fields map[string]ref.Val) ref.Val {
+	if p.patchTypes {
+		// Object{...} and JSONPatch{...} values.
+		return mutation.Provider(p.Provider).NewValue(name, fields)
+	}
 	return p.Provider.NewValue(name, fields)
 }

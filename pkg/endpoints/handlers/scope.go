@@ -58,6 +58,9 @@ type RequestScope struct {
 	// merges apply patches. Nil leaves managedFields as clients send them
 	// and refuses apply patches.
 	FieldManager *managedfields.FieldManager
+	// TypeConverter knows the structure of the resource's kinds, for the
+	// admission plugins that merge apply configurations; nil if unknown.
+	TypeConverter managedfields.TypeConverter
 
 	MaxRequestBodyBytes int64
 }
@@ -114,9 +117,16 @@ func (s *RequestScope) toHub(obj runtime.Object) (runtime.Object, error) {
 // admissionAttributes describes a write to admission plugins.
 func (s *RequestScope) admissionAttributes(ctx context.Context, name string, op admission.Operation, obj, old runtime.Object, opts runtime.Object, dryRun bool) *admission.Attributes {
 	u, _ := request.UserFrom(ctx)
+	ns := request.NamespaceValue(ctx)
+	if ns == "" && s.Resource.Group == "" && s.Resource.Resource == "namespaces" {
+		// As in kube-apiserver, a namespace is in itself: admission sees
+		// its name as the write's namespace (webhooks' requests and
+		// policies' request.namespace show it).
+		ns = name
+	}
 	return &admission.Attributes{
 		Name:        name,
-		Namespace:   request.NamespaceValue(ctx),
+		Namespace:   ns,
 		Resource:    s.Resource,
 		Subresource: s.Subresource,
 		Kind:        s.Kind,
@@ -131,6 +141,8 @@ func (s *RequestScope) admissionAttributes(ctx context.Context, name string, op 
 			Convertor: s.Convertor,
 			Defaulter: s.Defaulter,
 			Typer:     s.Typer,
+
+			TypeConverter: s.TypeConverter,
 		},
 	}
 }

@@ -466,13 +466,13 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		// The key is the URL's name: the object must carry it.
-		if err := rest.CheckNameMatches(obj, name); err != nil {
-			return nil, err
-		}
 		if !exists {
 			if !s.UpdateStrategy.AllowCreateOnUpdate() && !forceAllowCreate {
 				return nil, apierrors.NewNotFound(s.DefaultQualifiedResource, name)
+			}
+			// The key is the URL's name: the object must carry it.
+			if err := rest.CheckNameMatches(obj, name); err != nil {
+				return nil, err
 			}
 			created = true
 			if _, err := s.beforeCreate(ctx, obj); err != nil {
@@ -493,7 +493,13 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		if err := s.checkResourceVersion(m, res.ResourceVersion, name); err != nil {
 			return nil, err
 		}
+		// A mutating admission plugin may have renamed the object: as in
+		// kube-apiserver, the update's validation refuses that (the name
+		// is immutable); the key is the URL's name, whatever validates.
 		if err := s.beforeUpdate(ctx, obj, existing); err != nil {
+			return nil, err
+		}
+		if err := rest.CheckNameMatches(obj, name); err != nil {
 			return nil, err
 		}
 		if updateValidation != nil {
