@@ -54,6 +54,38 @@ type Input struct {
 	// Variables are the policy's compiled variables, evaluated at most
 	// once, when first used.
 	Variables []*Expression
+	// Values, if not nil, keeps the values of the objects and requests
+	// above as expressions see them, for the next activations of the
+	// same write; nil converts them every time.
+	Values *Values
+}
+
+// Values are the objects of one write as its expressions see them
+// (unstructured content), converted once for all the activations of the
+// write: every policy and binding, and each of their kinds of
+// expression. Converting is most of an activation's cost. The objects
+// must not change while their values are kept, and one Values serves one
+// goroutine.
+type Values struct {
+	converted map[any]any
+}
+
+// NewValues returns an empty store of values.
+func NewValues() *Values { return &Values{converted: map[any]any{}} }
+
+// of returns the value of key, converting it the first time.
+func (v *Values) of(key any, convert func() (any, error)) (any, error) {
+	if v == nil || key == nil {
+		return convert()
+	}
+	if val, ok := v.converted[key]; ok {
+		return val, nil
+	}
+	val, err := convert()
+	if err == nil {
+		v.converted[key] = val
+	}
+	return val, err
 }
 
 // Activation are the variables of the expressions of one write, for one
@@ -65,30 +97,34 @@ type Activation struct {
 
 // NewActivation prepares the variables of in for ctx.
 func NewActivation(ctx context.Context, in Input) (*Activation, error) {
-	obj, err := toValue(in.Object)
+	obj, err := in.Values.of(objectKey(in.Object), func() (any, error) { return toValue(in.Object) })
 	if err != nil {
 		return nil, fmt.Errorf("failed to prepare object variable for evaluation: %w", err)
 	}
-	old, err := toValue(in.OldObject)
+	old, err := in.Values.of(objectKey(in.OldObject), func() (any, error) { return toValue(in.OldObject) })
 	if err != nil {
 		return nil, fmt.Errorf("failed to prepare oldObject variable for evaluation: %w", err)
 	}
-	params, err := toValue(in.Params)
+	params, err := in.Values.of(objectKey(in.Params), func() (any, error) {
+		params, err := toValue(in.Params)
+		if m, ok := params.(map[string]any); ok && in.ParamKind != nil {
+			if _, has := m["kind"]; !has {
+				m["apiVersion"], m["kind"] = in.ParamKind.APIVersion, in.ParamKind.Kind
+			}
+		}
+		return params, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("failed to prepare params variable for evaluation: %w", err)
 	}
-	if m, ok := params.(map[string]any); ok && in.ParamKind != nil {
-		if _, has := m["kind"]; !has {
-			m["apiVersion"], m["kind"] = in.ParamKind.APIVersion, in.ParamKind.Kind
-		}
-	}
-	request, err := jsonValue(in.Request)
+	request, err := in.Values.of(key(in.Request), func() (any, error) { return jsonValue(in.Request) })
 	if err != nil {
 		return nil, err
 	}
 	var namespace any
 	if in.Namespace != nil {
-		if namespace, err = jsonValue(namespaceObject(in.Namespace)); err != nil {
+		namespace, err = in.Values.of(key(in.Namespace), func() (any, error) { return jsonValue(namespaceObject(in.Namespace)) })
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -106,6 +142,27 @@ func NewActivation(ctx context.Context, in Input) (*Activation, error) {
 	}
 	a.vars["variables"] = a.variables
 	return a, nil
+}
+
+// key is what Values keeps the value of obj under: the pointer itself,
+// or nil, which is not kept, for none.
+func key[T any](obj *T) any {
+	if obj == nil {
+		return nil
+	}
+	return obj
+}
+
+// objectKey is key for an object: nil for none, or for an object that is
+// not a pointer, whose identity says nothing.
+func objectKey(obj runtime.Object) any {
+	if obj == nil {
+		return nil
+	}
+	if v := reflect.ValueOf(obj); v.Kind() != reflect.Pointer || v.IsNil() {
+		return nil
+	}
+	return obj
 }
 
 // namespaceObject is the part of a namespace its expressions see, as

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -223,4 +224,58 @@ func TestCostLimits(t *testing.T) {
 
 func authenticationUser() authenticationv1.UserInfo {
 	return authenticationv1.UserInfo{Username: "alice", Groups: []string{"devs"}}
+}
+
+// The activations of one write that share Values see the same converted
+// object, request and namespace, converted once; without Values each
+// activation converts its own, and a different object is converted
+// again.
+func TestValuesConvertAWritesObjectsOnce(t *testing.T) {
+	ctx := context.Background()
+	in := input(nil)
+	in.Namespace = &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns1"}}
+	values := NewValues()
+	in.Values = values
+	first, err := NewActivation(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := NewActivation(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"object", "request", "namespaceObject"} {
+		if !sameMap(t, first, second, name) {
+			t.Errorf("%s: converted again for the second activation of the write", name)
+		}
+	}
+
+	in.Values = nil
+	third, err := NewActivation(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sameMap(t, first, third, "object") {
+		t.Error("object: shared without Values")
+	}
+	in.Values, in.Object = values, deployment(7)
+	fourth, err := NewActivation(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sameMap(t, first, fourth, "object") {
+		t.Error("object: another object got the first one's value")
+	}
+}
+
+func sameMap(t *testing.T, a, b *Activation, name string) bool {
+	t.Helper()
+	va, _ := a.ResolveName(name)
+	vb, _ := b.ResolveName(name)
+	ma, okA := va.(map[string]any)
+	mb, okB := vb.(map[string]any)
+	if !okA || !okB {
+		t.Fatalf("%s: not maps: %T, %T", name, va, vb)
+	}
+	return reflect.ValueOf(ma).UnsafePointer() == reflect.ValueOf(mb).UnsafePointer()
 }

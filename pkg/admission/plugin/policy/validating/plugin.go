@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
+
 	v1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -148,6 +150,9 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) (err err
 	}
 	authz := celinput.NewAuthorizer(p.cfg.Authorizer)
 	versions := map[schema.GroupVersionKind]*webhook.Versioned{}
+	// What the expressions see of the write is built and converted once,
+	// whatever the number of policies.
+	w := &write{values: celadmission.NewValues(), requests: map[requestKey]*admissionv1.AdmissionRequest{}}
 	for _, hook := range hooks {
 		policy := hook.Policy
 		matches, resource, kind, err := p.cfg.Matcher.PolicyMatches(ctx, a, policyAccessor{policy})
@@ -189,12 +194,14 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) (err err
 				}
 				versions[kind] = v
 			}
-			namespace, err := p.cfg.Matcher.Namespace(ctx, a)
-			if err != nil {
-				return err
+			if !w.namespaceRead {
+				if w.namespace, err = p.cfg.Matcher.Namespace(ctx, a); err != nil {
+					return err
+				}
+				w.namespaceRead = true
 			}
 			for _, param := range paramObjs {
-				r := p.evaluate(ctx, a, policy, hook.Compiled, resource, kind, v, namespace, param, authz)
+				r := p.evaluate(ctx, a, w, policy, hook.Compiled, resource, kind, v, param, authz)
 				for i, d := range r.decisions {
 					if d.action != deny {
 						if d.evalErr {
@@ -289,16 +296,43 @@ func reasonCode(r metav1.StatusReason) int32 {
 	return http.StatusUnprocessableEntity
 }
 
-func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, policy *v1.ValidatingAdmissionPolicy, c *compiled,
-	resource schema.GroupVersionResource, kind schema.GroupVersionKind, v *webhook.Versioned, namespace *corev1.Namespace,
+// write is what the policies of one write share: the values of its
+// objects, its requests by matched resource and kind, and its namespace,
+// read once.
+type write struct {
+	values        *celadmission.Values
+	requests      map[requestKey]*admissionv1.AdmissionRequest
+	namespace     *corev1.Namespace
+	namespaceRead bool
+}
+
+type requestKey struct {
+	resource schema.GroupVersionResource
+	kind     schema.GroupVersionKind
+}
+
+// request is the write's request as matched as resource and kind.
+func (w *write) request(a *admission.Attributes, resource schema.GroupVersionResource, kind schema.GroupVersionKind) *admissionv1.AdmissionRequest {
+	k := requestKey{resource, kind}
+	r := w.requests[k]
+	if r == nil {
+		r = celinput.NewRequest(a, resource, kind)
+		w.requests[k] = r
+	}
+	return r
+}
+
+func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, w *write, policy *v1.ValidatingAdmissionPolicy, c *compiled,
+	resource schema.GroupVersionResource, kind schema.GroupVersionKind, v *webhook.Versioned,
 	param runtime.Object, authz *celinput.Authorizer) result {
 	in := celadmission.Input{
 		Object: v.Object, OldObject: v.OldObject,
-		Request:         celinput.NewRequest(a, resource, kind),
-		Namespace:       namespace,
+		Request:         w.request(a, resource, kind),
+		Namespace:       w.namespace,
 		Authorizer:      authz,
 		User:            celinput.UserOf(a),
 		RequestResource: celinput.RequestResource(a),
+		Values:          w.values,
 	}
 	in.Params = param
 	if pk := policy.Spec.ParamKind; pk != nil {
