@@ -29,6 +29,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/celinput"
+	"github.com/kapi-dev/kapi/pkg/admission/plugin/internal/ready"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/policy/generic"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/webhook"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
@@ -39,10 +40,6 @@ import (
 
 // PluginName is the plugin's name in --enable-admission-plugins.
 const PluginName = "ValidatingAdmissionPolicy"
-
-// readyTimeout bounds how long a write waits for the policies to be read
-// once.
-const readyTimeout = 10 * time.Second
 
 // validationFailureAnnotation is the audit annotation of the validations
 // that failed with the Audit action; at most maxValidationFailures of
@@ -123,7 +120,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) (err err
 	if generic.Exempt(a) {
 		return nil
 	}
-	if !p.waitForReady() {
+	if p.cfg.HasSynced != nil && !ready.Wait(ctx, p.cfg.HasSynced) {
 		return admission.NewForbidden(a, generic.ErrNotReady)
 	}
 	hooks, err := p.source.Hooks()
@@ -340,20 +337,6 @@ func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, w *write
 	}
 	e := &evaluation{policy: policy, c: c, input: in, conditionMetrics: p.cfg.ConditionMetrics}
 	return e.validate(ctx)
-}
-
-func (p *Plugin) waitForReady() bool {
-	if p.cfg.HasSynced == nil {
-		return true
-	}
-	deadline := time.Now().Add(readyTimeout)
-	for !p.cfg.HasSynced() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return true
 }
 
 // annotationCollector gathers a policy's audit annotations across its
