@@ -320,6 +320,15 @@ func (k *Kubelet) serveExec(w http.ResponseWriter, r *http.Request) {
 	for _, s := range streams {
 		_ = s.Close()
 	}
+	// The client closes the connection once it has the status. Closing it
+	// first races the client's last frames (its stdin's end) through an
+	// API server's proxy, which, on the reset they then meet, drops what
+	// it had not yet relayed back: the output and the status.
+	select {
+	case <-conn.CloseChan():
+	case <-r.Context().Done():
+	case <-time.After(streamTimeout):
+	}
 }
 
 // acceptStreams upgrades the request to SPDY and waits for n streams.
