@@ -2,10 +2,8 @@ package app
 
 import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	admissionregistrationlisters "k8s.io/client-go/listers/admissionregistration/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
@@ -19,11 +17,9 @@ import (
 // yet), the equivalent resources, the params through the loopback
 // dynamic client; and whether the namespaces are read.
 func policyDeps(d *admissionDeps) (*generic.Matcher, *generic.Params, cache.InformerSynced) {
-	nsInformer := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
-	matcher := generic.NewMatcher(corelisters.NewNamespaceLister(nsInformer.GetIndexer()),
-		client.For[*corev1.Namespace, *corev1.NamespaceList](d.clients, "namespaces", ""), d.equivalentResources)
-	return matcher,
-		&generic.Params{Mapper: d.restMapper, Client: d.dynamic}, nsInformer.HasSynced
+	cache, live, synced := d.namespaces()
+	return generic.NewMatcher(cache, live, d.equivalentResources),
+		&generic.Params{Mapper: d.restMapper, Client: d.dynamic}, synced
 }
 
 // buildValidatingAdmissionPolicy watches the validatingadmissionpolicies
