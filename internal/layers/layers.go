@@ -38,6 +38,9 @@ var Layers = []Layer{
 	{Name: "endpoints", Components: []Component{
 		{Name: "endpoints", Prefixes: []string{"pkg/endpoints"}},
 		{Name: "audit", Prefixes: []string{"pkg/audit"}},
+		// API priority and fairness: classification, queues and seats,
+		// below the filter that applies them (pkg/server/filters).
+		{Name: "priority and fairness", Prefixes: []string{"pkg/flowcontrol"}},
 	}},
 	{Name: "resources and their descriptions", Components: []Component{
 		{Name: "registry", Prefixes: []string{"pkg/registry", "pkg/printers"}},
