@@ -11,22 +11,18 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapi-dev/kapi/pkg/audit"
+	webhookclient "github.com/kapi-dev/kapi/pkg/client/webhook"
 	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
@@ -38,8 +34,7 @@ const DefaultInitialBackoff = 10 * time.Second
 
 // Backend posts events to a webhook.
 type Backend struct {
-	url     string
-	client  *http.Client
+	client  *rest.RESTClient
 	backoff wait.Backoff
 	logger  *slog.Logger
 	errors  audit.ErrorCounter
@@ -50,8 +45,7 @@ type Backend struct {
 // serving certificate has a deprecated trait, as kube-apiserver counts
 // them for its audit webhook too (nil counts nothing).
 func New(kubeconfigFile string, initialBackoff time.Duration, logger *slog.Logger, errors audit.ErrorCounter, certs *metrics.WebhookX509) (*Backend, error) {
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfigFile}, &clientcmd.ConfigOverrides{}).ClientConfig()
+	cfg, err := webhookclient.LoadKubeconfig(kubeconfigFile)
 	if err != nil {
 		return nil, fmt.Errorf("invalid configuration: %w", err)
 	}
@@ -61,7 +55,7 @@ func New(kubeconfigFile string, initialBackoff time.Duration, logger *slog.Logge
 
 // NewForConfig returns a backend posting to cfg.Host.
 func NewForConfig(cfg *rest.Config, initialBackoff time.Duration, logger *slog.Logger, errors audit.ErrorCounter) (*Backend, error) {
-	client, err := rest.HTTPClientFor(cfg)
+	client, err := webhookclient.NewClient(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +66,8 @@ func NewForConfig(cfg *rest.Config, initialBackoff time.Duration, logger *slog.L
 		initialBackoff = DefaultInitialBackoff
 	}
 	return &Backend{
-		url: cfg.Host, client: client, logger: logger, errors: errors,
-		backoff: wait.Backoff{Duration: initialBackoff, Factor: 1.5, Jitter: 0.2, Steps: 5},
+		client: client, logger: logger, errors: errors,
+		backoff: webhookclient.RetryBackoff(initialBackoff),
 	}, nil
 }
 
@@ -98,48 +92,18 @@ func (b *Backend) post(events []*audit.Event) error {
 	if err != nil {
 		return err
 	}
-	var lastErr error
-	err = wait.ExponentialBackoff(b.backoff, func() (bool, error) {
-		retry, err := b.try(body)
-		if err == nil {
-			return true, nil
-		}
-		lastErr = err
-		if retry {
-			return false, nil
-		}
-		return false, err
-	})
-	if wait.Interrupted(err) {
-		return lastErr
-	}
-	return err
+	// An audit post belongs to no request: only the backoff bounds it.
+	ctx := context.Background()
+	return webhookclient.CallWithRetry(ctx, b.backoff, retryAnyError, func() rest.Result {
+		return webhookclient.Post(ctx, b.client, body)
+	}).Error()
 }
 
-// try posts once; it says whether a failure is worth another try.
-func (b *Backend) try(body []byte) (bool, error) {
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, b.url, bytes.NewReader(body))
-	if err != nil {
-		return false, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, */*")
-	resp, err := b.client.Do(req)
-	if err != nil {
-		// As kube-apiserver's webhook client, a connection reset is
-		// retried, not a failure to connect or a certificate Go refuses.
-		return utilnet.IsConnectionReset(err) || utilnet.IsHTTP2ConnectionLost(err), err
-	}
-	defer resp.Body.Close()
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	switch {
-	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		return false, nil
-	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return true, fmt.Errorf("the server responded with %d: %s", resp.StatusCode, msg)
-	}
-	return false, fmt.Errorf("the server responded with %d: %s", resp.StatusCode, msg)
-}
+// retryAnyError is kube-apiserver's rule for its audit webhook: every
+// failure is retried, a 4xx included. Events are lost when the attempts
+// run out, and a webhook that answers wrongly now may well answer rightly
+// a moment later.
+func retryAnyError(error) bool { return true }
 
 // Run does nothing: the backend posts as events come.
 func (b *Backend) Run(context.Context) error { return nil }

@@ -66,7 +66,9 @@ func TestPostsEventListsAndRetriesServerErrors(t *testing.T) {
 	}
 }
 
-func TestClientErrorsAreNotRetriedAndAreCounted(t *testing.T) {
+// kube-apiserver's audit webhook retries every failure, a 400 included,
+// and counts the events as lost once the attempts run out.
+func TestEveryFailureIsRetriedThenTheEventsAreCounted(t *testing.T) {
 	calls := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls++
@@ -82,7 +84,7 @@ func TestClientErrorsAreNotRetriedAndAreCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.ProcessEvents(&audit.Event{}, &audit.Event{}, &audit.Event{}) || calls != 1 || m.Errors(PluginName) != 3 {
-		t.Errorf("calls %d, errors %v; want one refused call and 3 events counted", calls, m.Errors(PluginName))
+	if b.ProcessEvents(&audit.Event{}, &audit.Event{}, &audit.Event{}) || calls != 5 || m.Errors(PluginName) != 3 {
+		t.Errorf("calls %d, errors %v; want the backoff's 5 attempts and 3 events counted", calls, m.Errors(PluginName))
 	}
 }

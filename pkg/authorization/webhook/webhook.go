@@ -17,32 +17,25 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	authorizationv1beta1 "k8s.io/api/authorization/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/cache"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
+	webhookclient "github.com/kapi-dev/kapi/pkg/client/webhook"
 )
 
 // Defaults of kube-apiserver's flags and of the legacy configuration.
@@ -61,10 +54,10 @@ const cacheSize = 8192
 const maxCachedAttrSize = 10000
 
 // DefaultRetryBackoff is kube-apiserver's backoff between attempts when
-// the webhook fails in a way worth retrying (a 5xx, 429, timeout or reset
-// connection): 500ms, growing by half, five attempts in all.
+// the webhook fails in a way worth retrying (webhookclient.ShouldRetry): 500ms,
+// growing by half, five attempts in all.
 func DefaultRetryBackoff() wait.Backoff {
-	return wait.Backoff{Duration: 500 * time.Millisecond, Factor: 1.5, Jitter: 0.2, Steps: 5}
+	return webhookclient.RetryBackoff(500 * time.Millisecond)
 }
 
 // Matcher decides from the review about to be sent whether the webhook
@@ -115,19 +108,16 @@ type Observer interface {
 	MatchConditionsEvaluated(name string, excluded, failed bool, elapsed time.Duration)
 }
 
-// LoadKubeconfig reads the kubeconfig file that says where a webhook is:
-// its cluster's server is the URL, with its CA, and its user's
-// credentials (client certificate, token) are presented to it.
+// LoadKubeconfig reads the kubeconfig file that says where a webhook is
+// (webhookclient.LoadKubeconfig).
 func LoadKubeconfig(path string) (*rest.Config, error) {
-	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: path}
-	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	return webhookclient.LoadKubeconfig(path)
 }
 
 // Authorizer asks a webhook.
 type Authorizer struct {
 	cfg    Config
-	url    string
-	client *http.Client
+	client *rest.RESTClient
 	cache  *cache.LRUExpireCache
 }
 
@@ -149,33 +139,15 @@ func New(cfg Config) (*Authorizer, error) {
 	if cfg.RetryBackoff.Steps == 0 {
 		cfg.RetryBackoff = DefaultRetryBackoff()
 	}
-	transport, err := rest.TransportFor(cfg.REST)
+	rc := rest.CopyConfig(cfg.REST)
+	rc.Timeout = cfg.Timeout
+	client, err := webhookclient.NewClient(rc)
 	if err != nil {
 		return nil, err
 	}
-	u := cfg.REST.Host
-	if !strings.Contains(u, "://") {
-		u = "https://" + u
-	}
-	if cfg.REST.APIPath != "" {
-		u = strings.TrimRight(u, "/") + "/" + strings.TrimLeft(cfg.REST.APIPath, "/")
-	}
-	// kube-apiserver's client tells the webhook how long it will wait, as
-	// every client-go request with a timeout does.
-	if cfg.Timeout > 0 {
-		parsed, err := url.Parse(u)
-		if err != nil {
-			return nil, err
-		}
-		q := parsed.Query()
-		q.Set("timeout", cfg.Timeout.String())
-		parsed.RawQuery = q.Encode()
-		u = parsed.String()
-	}
 	return &Authorizer{
 		cfg:    cfg,
-		url:    u,
-		client: &http.Client{Transport: transport, Timeout: cfg.Timeout},
+		client: client,
 		cache:  cache.NewLRUExpireCache(cacheSize),
 	}, nil
 }
@@ -327,37 +299,30 @@ func cacheable(attrs authorizer.Attributes) bool {
 
 // retryable is an error worth another attempt: the webhook may answer
 // next time.
-type retryable struct{ error }
-
-// ask sends review, retrying transient failures with the backoff.
+// ask sends review, retrying transient failures with the backoff, and
+// returns the status of the answer.
 func (a *Authorizer) ask(ctx context.Context, review *authorizationv1.SubjectAccessReview) (authorizationv1.SubjectAccessReviewStatus, error) {
 	body, err := a.encode(review)
 	if err != nil {
 		return authorizationv1.SubjectAccessReviewStatus{}, err
 	}
-	var status authorizationv1.SubjectAccessReviewStatus
-	var lastErr error
-	backoff := a.cfg.RetryBackoff
-	err = wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
+	result := webhookclient.CallWithRetry(ctx, a.cfg.RetryBackoff, nil, func() rest.Result {
 		start := time.Now()
-		status, lastErr = a.post(ctx, body)
+		result := webhookclient.Post(ctx, a.client, body)
 		if a.cfg.Observer != nil {
-			a.cfg.Observer.WebhookEvaluated(a.cfg.Name, evaluationResult(ctx, lastErr), time.Since(start))
+			a.cfg.Observer.WebhookEvaluated(a.cfg.Name, evaluationResult(ctx, result.Error()), time.Since(start))
 		}
-		var r retryable
-		if errors.As(lastErr, &r) {
-			return false, nil
-		}
-		return true, lastErr
+		return result
 	})
-	if lastErr != nil {
-		var r retryable
-		if errors.As(lastErr, &r) {
-			return status, r.error
-		}
-		return status, lastErr
+	if err := result.Error(); err != nil {
+		return authorizationv1.SubjectAccessReviewStatus{}, err
 	}
-	return status, err
+	var code int
+	if result.StatusCode(&code); code == 0 {
+		// The context ended before the first attempt.
+		return authorizationv1.SubjectAccessReviewStatus{}, context.Cause(ctx)
+	}
+	return decodeStatus(result)
 }
 
 // evaluationResult classifies the outcome of a round trip as
@@ -406,73 +371,22 @@ func (a *Authorizer) encode(review *authorizationv1.SubjectAccessReview) ([]byte
 	return json.Marshal(old)
 }
 
-// post makes one attempt. Only the status of the answer is read: the
-// versions' statuses have the same fields. Errors are worded as
-// client-go words them, since kube-apiserver reaches its webhooks with
-// client-go and its 500s quote them.
-func (a *Authorizer) post(ctx context.Context, body []byte) (authorizationv1.SubjectAccessReviewStatus, error) {
-	var status authorizationv1.SubjectAccessReviewStatus
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, bytes.NewReader(body))
+// decodeStatus reads the status of the webhook's answer. Only the
+// status is read: the versions' statuses have the same fields.
+func decodeStatus(result rest.Result) (authorizationv1.SubjectAccessReviewStatus, error) {
+	data, err := result.Raw()
 	if err != nil {
-		return status, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, */*")
-	resp, err := a.client.Do(req)
-	if err != nil {
-		// A connection the webhook reset may be a webhook restarting; as
-		// in kube-apiserver, that alone is retried.
-		if utilnet.IsConnectionReset(err) || utilnet.IsHTTP2ConnectionLost(err) {
-			return status, retryable{err}
-		}
-		return status, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 10<<20))
-	if err != nil {
-		return status, err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		err := responseError(resp, data)
-		if apierrors.IsInternalError(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) {
-			return status, retryable{err}
-		}
-		if _, delay := apierrors.SuggestsClientDelay(err); delay {
-			return status, retryable{err}
-		}
-		return status, err
+		return authorizationv1.SubjectAccessReviewStatus{}, err
 	}
 	var answer struct {
 		metav1.TypeMeta `json:",inline"`
 		Status          authorizationv1.SubjectAccessReviewStatus `json:"status"`
 	}
 	if err := json.Unmarshal(data, &answer); err != nil {
-		return status, fmt.Errorf("decoding the webhook's answer: %w", err)
+		return answer.Status, fmt.Errorf("decoding the webhook's answer: %w", err)
 	}
 	if answer.Kind != "" && answer.Kind != "SubjectAccessReview" {
-		return status, fmt.Errorf("the webhook answered with a %s, not a SubjectAccessReview", answer.Kind)
+		return authorizationv1.SubjectAccessReviewStatus{}, fmt.Errorf("the webhook answered with a %s, not a SubjectAccessReview", answer.Kind)
 	}
 	return answer.Status, nil
-}
-
-// responseError is the error of a failed answer: the Status the webhook
-// sent, or one made from the code and the text of the body.
-func responseError(resp *http.Response, data []byte) error {
-	var st metav1.Status
-	if json.Unmarshal(data, &st) == nil && st.Kind == "Status" && st.Status == metav1.StatusFailure {
-		return &apierrors.StatusError{ErrStatus: st}
-	}
-	message := "unknown"
-	if ct := resp.Header.Get("Content-Type"); ct == "" || strings.HasPrefix(ct, "text/plain") {
-		message = strings.TrimSpace(truncate(data))
-	}
-	retryAfter, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-	return apierrors.NewGenericServerResponse(resp.StatusCode, http.MethodPost, schema.GroupResource{}, "", message, retryAfter, true)
-}
-
-func truncate(b []byte) string {
-	if len(b) > 256 {
-		return string(b[:256]) + "..."
-	}
-	return string(b)
 }

@@ -28,15 +28,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/api/imagepolicy/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
-	"github.com/kapi-dev/kapi/pkg/admission/plugin/webhook"
+	"github.com/kapi-dev/kapi/pkg/client/webhook"
 	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 )
 
@@ -69,12 +67,14 @@ type Plugin struct {
 // New builds the plugin's client from cfg's kubeconfig; wrap, if not nil,
 // wraps its transport.
 func New(cfg Config, wrap func(http.RoundTripper) http.RoundTripper, log *slog.Logger) (*Plugin, error) {
-	scheme := runtime.NewScheme()
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
+	rc, err := webhook.LoadKubeconfig(cfg.KubeConfigFile)
+	if err != nil {
 		return nil, err
 	}
-	codec := serializer.NewCodecFactory(scheme).LegacyCodec(v1alpha1.SchemeGroupVersion)
-	c, err := webhook.KubeconfigClient(cfg.KubeConfigFile, codec, wrap)
+	if wrap != nil {
+		rc.Wrap(wrap)
+	}
+	c, err := webhook.NewClient(rc, v1alpha1.AddToScheme)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (p *Plugin) review(ctx context.Context, review *v1alpha1.ImageReview) error
 	if status, ok := p.cache.Get(string(key)); ok {
 		review.Status = status.(v1alpha1.ImageReviewStatus)
 	} else {
-		result := webhook.CallWithRetry(ctx, p.backoff, func() rest.Result {
+		result := webhook.CallWithRetry(ctx, p.backoff, nil, func() rest.Result {
 			return p.client.Post().Body(review).Do(ctx)
 		})
 		if err := result.Error(); err != nil {

@@ -10,26 +10,22 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"slices"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
+	webhookclient "github.com/kapi-dev/kapi/pkg/client/webhook"
 	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
@@ -37,63 +33,37 @@ import (
 // accepts; kube-apiserver's default is v1beta1.
 var Versions = []string{"v1", "v1beta1"}
 
-// Backoff is how often and how patiently a failed call is retried.
-type Backoff struct {
-	// Steps is the number of attempts.
-	Steps int
-	// Duration is the wait before the second attempt; each next wait is
-	// Factor times longer.
-	Duration time.Duration
-	Factor   float64
-}
-
 // DefaultBackoff is kube-apiserver's webhook retry: five attempts, 500ms
 // apart, growing by half each time (the oracle called a webhook that
 // answered 500 five times per request).
-var DefaultBackoff = Backoff{Steps: 5, Duration: 500 * time.Millisecond, Factor: 1.5}
+var DefaultBackoff = webhookclient.RetryBackoff(500 * time.Millisecond)
 
 // Authenticator asks a webhook.
 type Authenticator struct {
-	url          string
-	client       *http.Client
+	client       *rest.RESTClient
 	apiVersion   string
 	apiAudiences []string
-	backoff      Backoff
+	backoff      wait.Backoff
 	log          *slog.Logger
 }
 
 // NewFromKubeconfig reads the kubeconfig at path. version is v1 or v1beta1.
 // certs counts the calls to a webhook whose serving certificate has a
 // deprecated trait (nil counts nothing).
-func NewFromKubeconfig(path, version string, apiAudiences []string, backoff Backoff, certs *metrics.WebhookX509, log *slog.Logger) (*Authenticator, error) {
+func NewFromKubeconfig(path, version string, apiAudiences []string, backoff wait.Backoff, certs *metrics.WebhookX509, log *slog.Logger) (*Authenticator, error) {
 	if !slices.Contains(Versions, version) {
 		return nil, fmt.Errorf("unsupported authentication webhook version %q, supported versions are %q, %q", version, "v1", "v1beta1")
 	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: path}, &clientcmd.ConfigOverrides{}).ClientConfig()
+	cfg, err := webhookclient.LoadKubeconfig(path)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 30 * time.Second
 	}
 	cfg.Wrap(certs.WrapTransport)
-	client, err := rest.HTTPClientFor(cfg)
+	client, err := webhookclient.NewClient(cfg)
 	if err != nil {
 		return nil, err
 	}
-	// kube-apiserver's client tells the webhook how long it will wait, as
-	// every client-go request with a timeout does; the URL is in the
-	// errors TokenReview shows.
-	u, err := url.Parse(cfg.Host)
-	if err != nil {
-		return nil, err
-	}
-	q := u.Query()
-	q.Set("timeout", cfg.Timeout.String())
-	u.RawQuery = q.Encode()
 	return &Authenticator{
-		url:          u.String(),
 		client:       client,
 		apiVersion:   "authentication.k8s.io/" + version,
 		apiAudiences: apiAudiences,
@@ -158,53 +128,25 @@ func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*a
 	}, true, nil
 }
 
-// call POSTs body and decodes the answer into out, retrying a connection
-// the webhook reset (as kube-apiserver does; any other transport error,
-// such as a certificate Go refuses, fails at once) and 5xx (and 429)
-// answers.
+// call POSTs body and decodes the answer into out, retrying what
+// webhookclient.ShouldRetry says is worth another attempt.
 func (a *Authenticator) call(ctx context.Context, body []byte, out *authenticationv1.TokenReview) error {
-	wait := a.backoff.Duration
-	var last error
-	for attempt := 0; attempt < max(a.backoff.Steps, 1); attempt++ {
-		if attempt > 0 {
-			time.Sleep(wait)
-			wait = time.Duration(float64(wait) * a.backoff.Factor)
-		}
-		retry, err := a.post(ctx, body, out)
-		if err == nil {
-			return nil
-		}
-		last = err
-		if !retry {
-			break
-		}
+	result := webhookclient.CallWithRetry(ctx, a.backoff, nil, func() rest.Result {
+		return webhookclient.Post(ctx, a.client, body)
+	})
+	if err := result.Error(); err != nil {
+		return err
 	}
-	return last
-}
-
-func (a *Authenticator) post(ctx context.Context, body []byte, out *authenticationv1.TokenReview) (retry bool, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, bytes.NewReader(body))
+	data, err := result.Raw()
 	if err != nil {
-		return false, err
+		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := a.client.Do(req)
-	if err != nil {
-		return utilnet.IsConnectionReset(err) || utilnet.IsHTTP2ConnectionLost(err), err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 10<<20))
-	if err != nil {
-		return true, err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		// The wording is client-go's, which kube-apiserver logs.
-		err := fmt.Errorf("an error on the server (%q) has prevented the request from succeeding", bytes.TrimSpace(data))
-		return resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests, err
+	if data == nil {
+		// The context ended before the first attempt.
+		return context.Cause(ctx)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return false, fmt.Errorf("decoding the TokenReview answer: %w", err)
+		return fmt.Errorf("decoding the TokenReview answer: %w", err)
 	}
-	return false, nil
+	return nil
 }

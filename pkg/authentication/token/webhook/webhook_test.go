@@ -17,6 +17,7 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 )
@@ -73,7 +74,7 @@ current-context: wh
 	return path
 }
 
-var fast = Backoff{Steps: 5, Duration: time.Millisecond, Factor: 1}
+var fast = wait.Backoff{Steps: 5, Duration: time.Millisecond, Factor: 1}
 
 func TestTokenReviews(t *testing.T) {
 	rv := &reviewer{}
