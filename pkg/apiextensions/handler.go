@@ -435,7 +435,7 @@ type codecStorage struct {
 	codec   runtime.Codec
 }
 
-func (c codecStorage) NewStorage(resource schema.GroupResource, _ schema.GroupVersion, newFunc, newListFunc func() runtime.Object) (storage.Interface, error) {
+func (c codecStorage) NewStorage(resource schema.GroupResource, _ schema.GroupVersion, _ string, newFunc, newListFunc func() runtime.Object) (storage.Interface, error) {
 	return c.backend.NewStorageWithCodec(resource, c.codec, newFunc, newListFunc), nil
 }
 

@@ -28,6 +28,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/webhook"
+	aggregatorserver "github.com/kapi-dev/kapi/pkg/aggregator"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions"
 	"github.com/kapi-dev/kapi/pkg/authentication/cafile"
@@ -312,7 +313,21 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		return nil, err
 	}
 	kube.AddHealthChecks(healthz.ContextCheck("etcd", etcd3.HealthCheck(etcdClient)))
-	aggregator := server.New("aggregator", kube, disc)
+	// The outermost server: apiregistration.k8s.io, and the group versions
+	// of the APIServices.
+	apiServices, err := aggregatorserver.New(aggregatorserver.Config{
+		RESTOptions:         restOptions,
+		Admission:           admit,
+		EquivalentResources: equivalentResources,
+		MinRequestTimeout:   c.MinRequestTimeout,
+		MaxRequestBodyBytes: c.MaxRequestBodyBytes,
+		OpenAPI:             openAPI,
+		Logger:              log.With("component", "aggregator"),
+	}, kube, disc)
+	if err != nil {
+		return nil, err
+	}
+	aggregator := apiServices.GenericAPIServer
 	// The admission chain reads namespaces from the informers: the server
 	// is ready once they have synced.
 	aggregator.AddPostStartHook("generic-apiserver-start-informers", func(ctx server.PostStartHookContext) error {

@@ -45,9 +45,9 @@ type unreachedStorage struct {
 	built []schema.GroupResource
 }
 
-func (f *unreachedStorage) NewStorage(resource schema.GroupResource, hub schema.GroupVersion, newFunc, newListFunc func() runtimepkg.Object) (storage.Interface, error) {
+func (f *unreachedStorage) NewStorage(resource schema.GroupResource, hub schema.GroupVersion, mediaType string, newFunc, newListFunc func() runtimepkg.Object) (storage.Interface, error) {
 	f.built = append(f.built, resource)
-	return (&storagebackend.Factory{Prefix: "/registry"}).NewStorage(resource, hub, newFunc, newListFunc)
+	return (&storagebackend.Factory{Prefix: "/registry"}).NewStorage(resource, hub, mediaType, newFunc, newListFunc)
 }
 
 func testConfig(t *testing.T, rc RuntimeConfig) (Config, *unreachedStorage) {

@@ -20,6 +20,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	storagemigrationv1 "k8s.io/api/storagemigration/v1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // builtinKinds lists the kinds with a printer of their own.
@@ -71,6 +72,9 @@ func builtinKinds() []kind {
 		// flowcontrol.apiserver.k8s.io/v1
 		ordered(newKind(&flowcontrolv1.FlowSchema{}, &flowcontrolv1.FlowSchemaList{}, flowSchemaColumns, cellsOf(printFlowSchema)), flowSchemaOrder),
 		newKind(&flowcontrolv1.PriorityLevelConfiguration{}, &flowcontrolv1.PriorityLevelConfigurationList{}, priorityLevelColumns, cellsOf(printPriorityLevel)),
+
+		// apiregistration.k8s.io/v1
+		newKind(&apiregistrationv1.APIService{}, &apiregistrationv1.APIServiceList{}, apiServiceColumns, cellsOf(printAPIService)),
 
 		// node.k8s.io/v1
 		newKind(&nodev1.RuntimeClass{}, &nodev1.RuntimeClassList{}, runtimeClassColumns, cellsOf(printRuntimeClass)),

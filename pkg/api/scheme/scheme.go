@@ -34,6 +34,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	"github.com/kapi-dev/kapi/pkg/apis/admissionregistration"
+	"github.com/kapi-dev/kapi/pkg/apis/apiregistration"
 	"github.com/kapi-dev/kapi/pkg/apis/apps"
 	"github.com/kapi-dev/kapi/pkg/apis/autoscaling"
 	"github.com/kapi-dev/kapi/pkg/apis/batch"
@@ -105,6 +106,7 @@ var adders = []func(*runtime.Scheme) error{
 	resource.AddDefaults,
 	resource.AddConversions,
 	admissionregistration.AddDefaults,
+	apiregistration.AddToScheme, // the aggregator's APIServices, with their defaults
 }
 
 func init() {

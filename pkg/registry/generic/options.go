@@ -12,9 +12,10 @@ import (
 )
 
 // StorageFactory makes the storage of one resource: its keys live below
-// the configured prefix, its values are encoded in the hub version.
+// the configured prefix, its values are encoded in the hub version, as
+// mediaType says (see Store.StorageMediaType).
 type StorageFactory interface {
-	NewStorage(resource schema.GroupResource, hub schema.GroupVersion, newFunc, newListFunc func() runtime.Object) (storage.Interface, error)
+	NewStorage(resource schema.GroupResource, hub schema.GroupVersion, mediaType string, newFunc, newListFunc func() runtime.Object) (storage.Interface, error)
 }
 
 // StorageDecorator wraps the storage of one resource, for instance in a
@@ -54,7 +55,7 @@ func (o RESTOptions) Complete(store *Store, hub schema.GroupVersion) error {
 	if store.SelectableFields == nil && store.FieldsFunc != nil {
 		store.SelectableFields = slices.Sorted(maps.Keys(store.FieldsFunc(store.NewFunc())))
 	}
-	s, err := o.StorageFactory.NewStorage(store.DefaultQualifiedResource, hub, store.NewFunc, store.NewListFunc)
+	s, err := o.StorageFactory.NewStorage(store.DefaultQualifiedResource, hub, store.StorageMediaType, store.NewFunc, store.NewListFunc)
 	if err != nil {
 		return err
 	}

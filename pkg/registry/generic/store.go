@@ -47,6 +47,11 @@ type Store struct {
 	// KeyPrefix is the storage key of the resource below the storage
 	// prefix, e.g. "/configmaps" or "/services/specs".
 	KeyPrefix string
+	// StorageMediaType is how the objects are encoded in storage: ""
+	// for protobuf, as kube-apiserver stores the built-in kinds, or
+	// runtime.ContentTypeJSON for the kinds it keeps as JSON (the
+	// aggregator's APIServices).
+	StorageMediaType string
 
 	// SelectableFields names the fields, beyond metadata.name and
 	// metadata.namespace, a list or watch may select on; FieldsFunc

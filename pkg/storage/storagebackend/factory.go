@@ -5,9 +5,12 @@
 package storagebackend
 
 import (
+	"fmt"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
@@ -26,9 +29,17 @@ type Factory struct {
 	Transformers value.ResourceTransformers
 }
 
-// NewStorage returns the storage of one resource, encoding in hub.
-func (f *Factory) NewStorage(resource schema.GroupResource, hub schema.GroupVersion, newFunc, newListFunc func() runtime.Object) (storage.Interface, error) {
-	return etcd3.NewWithTransformer(f.Client, storageCodec(hub, newFunc()), newFunc, newListFunc, f.Prefix, resource, f.transformer(resource)), nil
+// NewStorage returns the storage of one resource, encoding in hub as
+// mediaType says: protobuf ("" or runtime.ContentTypeProtobuf), as
+// kube-apiserver stores the built-in types, or JSON
+// (runtime.ContentTypeJSON), as it stores the few it does not
+// (apiregistration.k8s.io's APIServices).
+func (f *Factory) NewStorage(resource schema.GroupResource, hub schema.GroupVersion, mediaType string, newFunc, newListFunc func() runtime.Object) (storage.Interface, error) {
+	codec, err := storageCodec(hub, mediaType, newFunc())
+	if err != nil {
+		return nil, fmt.Errorf("storage of %s: %w", resource, err)
+	}
+	return etcd3.NewWithTransformer(f.Client, codec, newFunc, newListFunc, f.Prefix, resource, f.transformer(resource)), nil
 }
 
 // NewStorageWithCodec returns the storage of a resource whose values codec
@@ -44,18 +55,26 @@ func (f *Factory) transformer(resource schema.GroupResource) value.Transformer {
 	return f.Transformers.TransformerFor(resource.Group, resource.Resource)
 }
 
-// storageCodec encodes objects as protobuf in version hub and decodes them
-// into the version of obj's kind. The two are the same for most
+// storageCodec encodes objects as mediaType (protobuf by default) in
+// version hub and decodes them into the version of obj's kind. The two are the same for most
 // resources; a resource that kube-apiserver stores in another version
 // than the one it serves (certificates.k8s.io/v1 clustertrustbundles,
 // stored as v1beta1) converts between them through the scheme.
-func storageCodec(hub schema.GroupVersion, obj runtime.Object) runtime.Codec {
+func storageCodec(hub schema.GroupVersion, mediaType string, obj runtime.Object) (runtime.Codec, error) {
 	decode := hub
 	if gvks, _, err := scheme.Scheme.ObjectKinds(obj); err == nil && len(gvks) > 0 {
 		decode = gvks[0].GroupVersion()
 	}
-	pb := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
-	return scheme.Codecs.CodecForVersions(pb, pb, hub, decode)
+	var serializer runtime.Serializer
+	switch mediaType {
+	case "", runtime.ContentTypeProtobuf:
+		serializer = protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
+	case runtime.ContentTypeJSON:
+		serializer = json.NewSerializerWithOptions(json.DefaultMetaFactory, scheme.Scheme, scheme.Scheme, json.SerializerOptions{})
+	default:
+		return nil, fmt.Errorf("unsupported storage media type %q", mediaType)
+	}
+	return scheme.Codecs.CodecForVersions(serializer, serializer, hub, decode), nil
 }
 
 // ProtobufCodec encodes objects as protobuf in version gv and decodes

@@ -21,7 +21,10 @@ func TestStorageCodecReadsAndWritesKubeAPIServersStorageVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codec := storageCodec(certificatesv1beta1.SchemeGroupVersion, &certificatesv1.ClusterTrustBundle{})
+	codec, err := storageCodec(certificatesv1beta1.SchemeGroupVersion, "", &certificatesv1.ClusterTrustBundle{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	obj, err := runtime.Decode(codec, stored)
 	if err != nil {
 		t.Fatal(err)

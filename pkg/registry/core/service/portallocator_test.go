@@ -160,7 +160,7 @@ func TestOlderKapiReservationsAreFoldedIntoTheBitmap(t *testing.T) {
 	}
 	// web was written by the older kapi, with its reservation.
 	f := &storagebackend.Factory{Client: etcd.Client(), Prefix: c.prefix}
-	services, err := f.NewStorage(corev1.Resource("services"), corev1.SchemeGroupVersion,
+	services, err := f.NewStorage(corev1.Resource("services"), corev1.SchemeGroupVersion, "",
 		func() runtime.Object { return &corev1.Service{} }, func() runtime.Object { return &corev1.ServiceList{} })
 	if err != nil {
 		t.Fatal(err)

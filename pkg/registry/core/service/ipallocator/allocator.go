@@ -127,14 +127,14 @@ func newRange(cidr *net.IPNet, table *reservation.Table) (*Allocator, error) {
 // storage for built-in resources: the networking.k8s.io ipaddresses that
 // package ipaddress serves, read and written here directly.
 func NewStorage(f generic.StorageFactory) (storage.Interface, error) {
-	return f.NewStorage(networkingv1.Resource("ipaddresses"), networkingv1.SchemeGroupVersion,
+	return f.NewStorage(networkingv1.Resource("ipaddresses"), networkingv1.SchemeGroupVersion, "",
 		func() runtime.Object { return &networkingv1.IPAddress{} }, func() runtime.Object { return &networkingv1.IPAddressList{} })
 }
 
 // NewServiceCIDRStorage returns the storage of ServiceCIDRs, which the
 // allocator reads to learn the ranges beyond its own.
 func NewServiceCIDRStorage(f generic.StorageFactory) (storage.Interface, error) {
-	return f.NewStorage(networkingv1.Resource("servicecidrs"), networkingv1.SchemeGroupVersion,
+	return f.NewStorage(networkingv1.Resource("servicecidrs"), networkingv1.SchemeGroupVersion, "",
 		func() runtime.Object { return &networkingv1.ServiceCIDR{} }, func() runtime.Object { return &networkingv1.ServiceCIDRList{} })
 }
 

@@ -146,7 +146,7 @@ func staticBand(size int) int {
 // kube-apiserver, whose bitmap is therefore encrypted at rest when (and
 // as) Services are.
 func NewStorage(f generic.StorageFactory) (storage.Interface, error) {
-	return f.NewStorage(corev1.Resource("services"), corev1.SchemeGroupVersion,
+	return f.NewStorage(corev1.Resource("services"), corev1.SchemeGroupVersion, "",
 		func() runtime.Object { return &corev1.RangeAllocation{} }, func() runtime.Object { return &legacyList{} })
 }
 

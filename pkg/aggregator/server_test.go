@@ -1,0 +1,90 @@
+package aggregator_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientdiscovery "k8s.io/client-go/discovery"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/kapi-dev/kapi/internal/required"
+	"github.com/kapi-dev/kapi/pkg/api/scheme"
+	"github.com/kapi-dev/kapi/pkg/client"
+	"github.com/kapi-dev/kapi/pkg/testserver"
+)
+
+// The aggregator serves apiregistration.k8s.io/v1 apiservices and
+// apiservices/status as kube-apiserver does: the same discovery entries,
+// its group first among the named groups, and APIServices that can be
+// created, read, written through /status and deleted.
+func TestServesAPIServices(t *testing.T) {
+	s := testserver.Start(t, testserver.Options{})
+	disc, err := clientdiscovery.NewDiscoveryClientForConfig(s.ClientConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var want metav1.APIResourceList
+	if err := json.Unmarshal(required.ReadReference(t, "discovery/apis/apiregistration.k8s.io_v1.json"), &want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := disc.ServerResourcesForGroupVersion("apiregistration.k8s.io/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want.APIResources, got.APIResources); diff != "" {
+		t.Errorf("apiregistration.k8s.io/v1 differs from kube-apiserver's (-want +got):\n%s", diff)
+	}
+	groups, err := disc.ServerGroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// groups.Groups[0] is the core group, listed first by the client.
+	if len(groups.Groups) < 2 || groups.Groups[1].Name != "apiregistration.k8s.io" {
+		t.Errorf("groups %v, want apiregistration.k8s.io first of /apis as in kube-apiserver", groupNames(groups))
+	}
+
+	clients, err := client.NewSet(s.ClientConfig, scheme.Scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiServices := client.For[*apiregistrationv1.APIService, *apiregistrationv1.APIServiceList](clients, "apiservices", "")
+	ctx := context.Background()
+	created, err := apiServices.Create(ctx, &apiregistrationv1.APIService{
+		ObjectMeta: metav1.ObjectMeta{Name: "v1.remote.example.com"},
+		Spec: apiregistrationv1.APIServiceSpec{Group: "remote.example.com", Version: "v1", GroupPriorityMinimum: 100, VersionPriority: 10,
+			Service: &apiregistrationv1.ServiceReference{Namespace: "default", Name: "api"}, InsecureSkipTLSVerify: true},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := created.Spec.Service.Port; p == nil || *p != 443 {
+		t.Errorf("service port %v, want the default 443", p)
+	}
+	created.Status.Conditions = []apiregistrationv1.APIServiceCondition{{Type: apiregistrationv1.Available, Status: apiregistrationv1.ConditionFalse, Reason: "ServiceNotFound"}}
+	written, err := apiServices.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := written.Status.Conditions; len(c) != 1 || c[0].Reason != "ServiceNotFound" {
+		t.Errorf("status written as %+v", c)
+	}
+	if err := apiServices.Delete(ctx, created.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := apiServices.Get(ctx, created.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("get after delete: %v, want NotFound", err)
+	}
+}
+
+func groupNames(l *metav1.APIGroupList) []string {
+	var out []string
+	for _, g := range l.Groups {
+		out = append(out, g.Name)
+	}
+	return out
+}
