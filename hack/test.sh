@@ -39,6 +39,7 @@ go test -race -count=1 \
   ./pkg/registry/... \
   ./pkg/openapi/... \
   ./pkg/metrics/... \
+  ./pkg/flowcontrol/... \
   ./pkg/admission/plugin/resourcequota/... \
   ./pkg/client/... \
   ./pkg/apiextensions/ \
