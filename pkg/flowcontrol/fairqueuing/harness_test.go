@@ -24,6 +24,7 @@ type recorder struct {
 	limits     [2]int
 	queueLens  []int
 	arrivals   []int
+	epochs     []bool
 }
 
 func newRecorder() *recorder {
@@ -96,7 +97,11 @@ func (r *recorder) ObserveTotals(w, e, s, d int) {
 
 func (r *recorder) ObserveR(float64)                          {}
 func (r *recorder) ObserveDispatchR(_, _, _, _, _, _ float64) {}
-func (r *recorder) ObserveEpochAdvance(bool)                  {}
+func (r *recorder) ObserveEpochAdvance(ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.epochs = append(r.epochs, ok)
+}
 func (r *recorder) dispatches() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -134,6 +139,11 @@ func (r *recorder) arrivalSeats() []int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]int(nil), r.arrivals...)
+}
+func (r *recorder) epochsSeen() []bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]bool(nil), r.epochs...)
 }
 func (r *recorder) String() string                    { return fmt.Sprint(r.dispatches()) }
 func (r *recorder) resetDispatches()                  { r.mu.Lock(); defer r.mu.Unlock(); r.dispatched = nil }

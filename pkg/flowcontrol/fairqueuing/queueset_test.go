@@ -479,3 +479,71 @@ func TestDumpShowsQueuesAndRequests(t *testing.T) {
 	h.clock.Step(time.Second)
 	h.wantCounts(Counts{})
 }
+
+// A request whose context ended before anyone called Finish is dropped
+// when its turn comes, and the next one is dispatched in its place.
+func TestDispatchSkipsARequestWhoseContextEnded(t *testing.T) {
+	h := newHarness(t, Config{Name: "pl", Queues: 1, HandSize: 1, QueueLengthLimit: 10, ConcurrencyLimit: 1})
+	running := h.start(bg, flowTo("f", 0), seats(1))
+	ctx, cancel := context.WithCancel(bg)
+	gone, _ := h.qs.StartRequest(ctx, seats(1), flowTo("gone", 0), nil)
+	next := h.start(bg, flowTo("next", 0), seats(1))
+	cancel()
+	h.finish(running)
+	if !h.isExecuting(next) {
+		t.Fatal("the request behind the cancelled one must be dispatched")
+	}
+	if gone.Finish(func() { t.Error("a cancelled request executed") }) {
+		t.Error("Finish of a dropped request must report false")
+	}
+	if got := gone.RejectReason(); got != Cancelled {
+		t.Errorf("reason %q, want %q", got, Cancelled)
+	}
+	if got := h.rec.dispatches(); !slices.Equal(got, []string{"f", "next"}) {
+		t.Errorf("dispatches %v", got)
+	}
+	h.finish(next)
+	h.wantCounts(Counts{})
+}
+
+// Calling Finish a second time executes nothing.
+func TestFinishTwiceExecutesOnce(t *testing.T) {
+	h := newHarness(t, Config{Name: "pl", ConcurrencyLimit: 1})
+	r, _ := h.qs.StartRequest(bg, seats(1), flowTo("f", 0), nil)
+	n := 0
+	r.Finish(func() { n++ })
+	if r.Finish(func() { n++ }) || n != 1 {
+		t.Errorf("executed %d times", n)
+	}
+	h.wantCounts(Counts{})
+}
+
+// Virtual time is a uint64; near its end it is wound back by half its
+// range with every reading, and dispatch carries on in the same order.
+func TestAnEpochAdvanceKeepsTheOrder(t *testing.T) {
+	h := newHarness(t, Config{Name: "pl", Queues: 4, HandSize: 1, QueueLengthLimit: 10, ConcurrencyLimit: 1})
+	running := h.start(bg, flowTo("f", 0), seats(1))
+	h.qs.mu.Lock()
+	h.qs.r = highR - SeatsTimesDuration(1, 100*time.Millisecond)
+	h.qs.queues[0].nextDispatchR = h.qs.r
+	h.qs.mu.Unlock()
+	a := h.start(bg, flowTo("a", 1), seats(1))
+	b := h.start(bg, flowTo("b", 2), seats(1))
+	h.clock.Step(2 * time.Second)
+	h.finish(running)
+	h.qs.mu.Lock()
+	r := h.qs.r
+	h.qs.mu.Unlock()
+	if r >= rDecrement {
+		t.Fatalf("R = %v was not wound back", r)
+	}
+	if got := h.rec.epochsSeen(); !slices.Equal(got, []bool{true}) {
+		t.Errorf("epoch advances observed %v, want one successful", got)
+	}
+	h.finish(a)
+	h.finish(b)
+	if got := h.rec.dispatches(); !slices.Equal(got, []string{"f", "a", "b"}) {
+		t.Errorf("dispatches %v", got)
+	}
+	h.wantCounts(Counts{})
+}

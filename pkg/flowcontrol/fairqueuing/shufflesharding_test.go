@@ -153,3 +153,28 @@ func TestDealSpreadsEvenly(t *testing.T) {
 		}
 	}
 }
+
+// Any hash, any valid sizes: the hand is handSize distinct queues of
+// the deck.
+func FuzzDeal(f *testing.F) {
+	f.Add(uint64(123), 10, 3)
+	f.Add(uint64(0), 1, 1)
+	f.Add(^uint64(0), 64, 8)
+	f.Fuzz(func(t *testing.T, hash uint64, deck, hand int) {
+		d, err := newDealer(deck, hand)
+		if err != nil {
+			return
+		}
+		got := d.deal(hash, nil)
+		if len(got) != hand {
+			t.Fatalf("dealt %d cards, want %d", len(got), hand)
+		}
+		seen := map[int]bool{}
+		for _, c := range got {
+			if c < 0 || c >= deck || seen[c] {
+				t.Fatalf("deck %d: bad hand %v", deck, got)
+			}
+			seen[c] = true
+		}
+	})
+}
