@@ -36,8 +36,9 @@
 // passed after it returned (kube-apiserver holds the larger of the two
 // all along). A request wider than the free seats blocks dispatch
 // until they are free, so wide requests are not starved by narrow
-// ones; a request wider than the whole limit waits until the level has
-// no seat in use and then runs alone.
+// ones. No request needs more seats than the limit: wider ones are cut
+// down to it when dispatched (final seats held longer, to keep their
+// work). A limit of 0 admits one request at a time.
 //
 // # Levels that do not queue
 //

@@ -275,10 +275,12 @@ func (qs *QueueSet) StartRequest(ctx context.Context, work request.WorkEstimate,
 		qs.startQueuelessLocked(req)
 		return req, NotRejected
 	case qs.cfg.Queues == 0:
-		if !qs.fitsLocked(seats) {
+		work := qs.cappedLocked(req)
+		if !qs.fitsLocked(int(work.MaxSeats())) {
 			qs.rejectLocked(req, ConcurrencyLimit)
 			return nil, ConcurrencyLimit
 		}
+		req.work = work
 		if qs.obs != nil {
 			qs.obs.ObserveWait(flow.Schema, true, 0)
 		}
@@ -287,7 +289,7 @@ func (qs *QueueSet) StartRequest(ctx context.Context, work request.WorkEstimate,
 	}
 
 	q := qs.queues[qs.shuffleShardLocked(flow.Hash)]
-	if qs.seatsInUse >= qs.cfg.ConcurrencyLimit && len(q.waiting) >= qs.cfg.QueueLengthLimit {
+	if qs.seatsInUse >= qs.limitLocked() && len(q.waiting) >= qs.cfg.QueueLengthLimit {
 		qs.rejectLocked(req, QueueFull)
 		return nil, QueueFull
 	}
@@ -310,10 +312,33 @@ func (qs *QueueSet) rejectLocked(req *Request, reason RejectReason) {
 	}
 }
 
-// fitsLocked says whether a request of seats can start now. One wider
-// than the limit can start when no seat is in use, and runs alone.
+// limitLocked is the number of seats requests may hold: the concurrency
+// limit, but at least one, so that a level whose seats were all lent
+// is slowed to one request at a time rather than starved.
+func (qs *QueueSet) limitLocked() int {
+	return max(1, qs.cfg.ConcurrencyLimit)
+}
+
+// fitsLocked says whether a request of seats can start now.
 func (qs *QueueSet) fitsLocked(seats int) bool {
-	return qs.exempt || qs.seatsInUse+seats <= qs.cfg.ConcurrencyLimit || qs.seatsInUse == 0
+	return qs.exempt || qs.seatsInUse+seats <= qs.limitLocked()
+}
+
+// cappedLocked is the work of req if it starts now: no seat count above
+// the limit. Final seats so capped hold on longer, so that the work stays
+// the same; initial seats so capped just run narrower.
+func (qs *QueueSet) cappedLocked(req *Request) request.WorkEstimate {
+	w := req.work
+	if qs.exempt {
+		return w
+	}
+	limit := uint64(qs.limitLocked())
+	w.InitialSeats = min(w.InitialSeats, limit)
+	if w.FinalSeats > limit {
+		w.AdditionalLatency = req.finalWork.DurationPerSeat(float64(limit))
+		w.FinalSeats = limit
+	}
+	return w
 }
 
 func (qs *QueueSet) startQueuelessLocked(req *Request) {
@@ -376,7 +401,9 @@ func (qs *QueueSet) enqueueLocked(req *Request, q *queue) {
 	qs.boundNextDispatchLocked(q)
 }
 
-// removeWaitingLocked takes a waiting request out of its queue.
+// removeWaitingLocked takes a waiting request out of its queue. The
+// caller bounds the queue's next dispatch once it is done with the
+// queue.
 func (qs *QueueSet) removeWaitingLocked(req *Request) {
 	q := req.queue
 	for i, r := range q.waiting {
@@ -393,13 +420,13 @@ func (qs *QueueSet) removeWaitingLocked(req *Request) {
 	if qs.obs != nil {
 		qs.obs.ObserveDequeued(req.flow.Schema, req.seats())
 	}
-	qs.boundNextDispatchLocked(q)
 }
 
 // giveUpLocked takes a waiting request whose context ended out of its
 // queue, unexecuted.
 func (qs *QueueSet) giveUpLocked(req *Request) {
 	qs.removeWaitingLocked(req)
+	qs.boundNextDispatchLocked(req.queue)
 	req.state = stateRejected
 	req.reason = Cancelled
 	qs.rejected++
@@ -431,7 +458,7 @@ func (qs *QueueSet) boundNextDispatchLocked(q *queue) {
 
 // dispatchLocked dispatches requests while the next one fits.
 func (qs *QueueSet) dispatchLocked() {
-	for qs.waiting > 0 && (qs.seatsInUse < qs.cfg.ConcurrencyLimit || qs.seatsInUse == 0) && qs.dispatchOneLocked() {
+	for qs.waiting > 0 && qs.seatsInUse < qs.limitLocked() && qs.dispatchOneLocked() {
 	}
 }
 
@@ -471,13 +498,7 @@ func (qs *QueueSet) dispatchOneLocked() bool {
 		qs.giveUpLocked(req)
 		return true
 	}
-	// Final seats beyond the limit are capped, their latency stretched
-	// to keep the work the same.
-	work := req.work
-	if limit := qs.cfg.ConcurrencyLimit; limit > 0 && work.FinalSeats > uint64(limit) {
-		work.AdditionalLatency = req.finalWork.DurationPerSeat(float64(limit))
-		work.FinalSeats = uint64(limit)
-	}
+	work := qs.cappedLocked(req)
 	if !qs.fitsLocked(int(work.MaxSeats())) {
 		if qs.obs != nil {
 			qs.obs.ObserveNoAccommodation(req.flow.Schema)
@@ -491,6 +512,7 @@ func (qs *QueueSet) dispatchOneLocked() bool {
 	qs.removeWaitingLocked(req)
 	req.work = work
 	best.nextDispatchR += req.totalWork
+	qs.boundNextDispatchLocked(best)
 	qs.startLocked(req)
 	if qs.obs != nil {
 		qs.obs.ObserveWait(req.flow.Schema, true, req.start.Sub(req.arrival))
@@ -569,6 +591,9 @@ func (qs *QueueSet) finishExecution(req *Request) {
 		qs.releaseSeatsLocked(req)
 		return
 	}
+	// The seats stay taken, but the credit may have made another queue's
+	// head the next to go, one that fits where the last one did not.
+	qs.dispatchLocked()
 	qs.observeTotalsLocked()
 	qs.clock.AfterFunc(req.work.AdditionalLatency, func() {
 		qs.mu.Lock()

@@ -95,7 +95,10 @@ func TestALevelWithoutQueuesRejectsWhatDoesNotFit(t *testing.T) {
 	h.finish(b)
 	wider := h.start(bg, flowTo("f", 0), seats(5))
 	if wider.req == nil || !h.isExecuting(wider) {
-		t.Fatal("a request wider than the limit must run alone when the level is idle")
+		t.Fatal("a request wider than the limit must run when the whole level is free")
+	}
+	if got := h.counts().SeatsInUse; got != 2 {
+		t.Errorf("a 5-seat request on a 2-seat level holds %d seats, want it cut down to 2", got)
 	}
 	if d := h.qs.Dump(false); len(d.QueuelessExecuting) != 1 || len(d.Queues) != 0 {
 		t.Errorf("dump: %d queueless executing, %d queues; want 1 and 0", len(d.QueuelessExecuting), len(d.Queues))
@@ -546,4 +549,29 @@ func TestAnEpochAdvanceKeepsTheOrder(t *testing.T) {
 		t.Errorf("dispatches %v", got)
 	}
 	h.wantCounts(Counts{})
+}
+
+// A level whose seats were all lent still runs one request at a time,
+// queued or not; a wide one is cut down to that one seat.
+func TestALimitOfZeroAdmitsOneAtATime(t *testing.T) {
+	for _, queues := range []int{0, 2} {
+		h := newHarness(t, Config{Name: "pl", Queues: queues, HandSize: min(queues, 1), QueueLengthLimit: 5})
+		a := h.start(bg, flowTo("f", 0), seats(3))
+		if !h.isExecuting(a) {
+			t.Fatalf("queues %d: the first request must execute", queues)
+		}
+		h.wantCounts(Counts{ExecutingRequests: 1, SeatsInUse: 1})
+		b := h.start(bg, flowTo("f", 1), seats(1))
+		if h.isExecuting(b) {
+			t.Fatalf("queues %d: a second request must not execute beside the first", queues)
+		}
+		h.finish(a)
+		if queues > 0 {
+			if !h.isExecuting(b) {
+				t.Fatal("the queued request must follow")
+			}
+			h.finish(b)
+		}
+		h.wantCounts(Counts{})
+	}
 }

@@ -21,7 +21,7 @@ type Config struct {
 	// QueueLengthLimit is the most requests one queue holds.
 	QueueLengthLimit int
 	// ConcurrencyLimit is the number of seats requests may occupy at
-	// once.
+	// once. 0 admits one request at a time.
 	ConcurrencyLimit int
 }
 
