@@ -1,6 +1,7 @@
 // Package metrics defines every apiserver_flowcontrol_* series of API
 // priority and fairness, once, with kube-apiserver 1.37's names, help
-// texts, types, labels and buckets.
+// texts, types, labels and buckets, and apiserver_current_inqueue_requests,
+// which only priority and fairness records.
 //
 // A Metrics is created per server and registered on the server's
 // pkg/metrics.Registry. Each priority level gets a Level, which is the
@@ -87,9 +88,14 @@ type Metrics struct {
 	readVsWrite        *timingRatioVec
 	demand             *timingRatioVec
 
+	inqueue *kmetrics.Watermark
+	reg     *kmetrics.Registry
+
 	mu        sync.Mutex
 	levels    map[string]*Level
 	readWrite map[[2]string]*timingRatio
+	// counts of requests by phase and kind, for the watermarks.
+	counts map[[2]string]int
 }
 
 func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
@@ -157,8 +163,12 @@ func New(reg *kmetrics.Registry, now func() time.Time) *Metrics {
 			"EXPERIMENTAL: [ALPHA] Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (nominal number of seats for that level)",
 			demandBuckets, nil, now, plLabel),
 
+		inqueue: kmetrics.NewInqueueWatermark(),
+		reg:     reg,
+
 		levels:    map[string]*Level{},
 		readWrite: map[[2]string]*timingRatio{},
+		counts:    map[[2]string]int{},
 	}
 	reg.MustRegister(
 		m.rejected, m.dispatched, m.currentR, m.dispatchR, m.latestS, m.nextSBounds, m.nextDiscSBounds,
@@ -167,6 +177,7 @@ func New(reg *kmetrics.Registry, now func() time.Time) *Metrics {
 		m.nominalLimit, m.lowerLimit, m.upperLimit, m.demandHWM, m.demandAverage, m.demandStdev,
 		m.demandSmoothed, m.targetSeats, m.fairFrac, m.currentLimit,
 		m.seatUtilization, m.requestUtilization, m.readVsWrite, m.demand,
+		m.inqueue,
 	)
 	// The read-vs-write series exist from the start, as kube's.
 	for _, phase := range []string{PhaseWaiting, PhaseExecuting} {
@@ -225,12 +236,50 @@ func (m *Metrics) SetReadWriteLimits(maxWaiting, maxExecuting int) {
 	}
 }
 
+// AddWaiting adds delta to the requests of kind (ReadOnlyKind or
+// MutatingKind) waiting in the queues of any level: the filter calls it
+// when a request enters its queue (+1) and leaves it (-1). It feeds
+// read_vs_write_current_requests and apiserver_current_inqueue_requests.
+func (m *Metrics) AddWaiting(kind string, delta int) {
+	if n, ok := m.addCount(PhaseWaiting, kind, delta); ok {
+		m.inqueue.Observe(kind, n)
+	}
+}
+
+// AddExecuting adds delta to the requests of kind executing (their
+// initial stage for a WATCH): the filter calls it when a request starts
+// (+1) and ends (-1). It feeds read_vs_write_current_requests and
+// apiserver_current_inflight_requests, which priority and fairness
+// records in place of max-in-flight.
+func (m *Metrics) AddExecuting(kind string, delta int) {
+	if n, ok := m.addCount(PhaseExecuting, kind, delta); ok {
+		m.reg.ObserveInflight(kind, n)
+	}
+}
+
+func (m *Metrics) addCount(phase, kind string, delta int) (int, bool) {
+	key := [2]string{phase, kind}
+	c, ok := m.readWrite[key]
+	if !ok {
+		return 0, false
+	}
+	m.mu.Lock()
+	m.counts[key] += delta
+	n := m.counts[key]
+	m.mu.Unlock()
+	m.readVsWrite.set(c, float64(n))
+	return n, true
+}
+
 // AddReadWrite adds delta to the requests of kind (ReadOnlyKind or
-// MutatingKind) in phase (PhaseWaiting or PhaseExecuting) of
-// read_vs_write_current_requests. Other values are ignored.
+// MutatingKind) in phase (PhaseWaiting or PhaseExecuting): AddWaiting
+// or AddExecuting by phase. Other values are ignored.
 func (m *Metrics) AddReadWrite(phase, kind string, delta int) {
-	if c, ok := m.readWrite[[2]string{phase, kind}]; ok {
-		m.readVsWrite.add(c, float64(delta))
+	switch phase {
+	case PhaseWaiting:
+		m.AddWaiting(kind, delta)
+	case PhaseExecuting:
+		m.AddExecuting(kind, delta)
 	}
 }
 

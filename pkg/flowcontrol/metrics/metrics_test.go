@@ -3,6 +3,7 @@ package metrics
 import (
 	"bufio"
 	"context"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -138,6 +139,8 @@ func exercise(t *testing.T, m *Metrics, clock *fairqueuing.FakeClock) {
 	m.ObserveWatchCount("apfq-tiny", "apfq-tiny", 3)
 	m.SetReadWriteLimits(600, 600)
 	m.AddReadWrite(PhaseExecuting, ReadOnlyKind, 1)
+	m.AddWaiting(MutatingKind, 1)
+	m.AddWaiting(MutatingKind, -1)
 	l.ObserveEpochAdvance(true)
 
 	exempt := fairqueuing.NewExempt("exempt", fairqueuing.Options{Clock: clock, Observer: m.Level("exempt")})
@@ -189,13 +192,15 @@ func TestEverySeriesMatchesKubeAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	oracle := parseText(t, string(recorded), "apiserver_flowcontrol_")
-	if len(oracle) < 30 {
-		t.Fatalf("the recording holds %d families; it should hold kube-apiserver's 30", len(oracle))
+	maps.Copy(oracle, parseText(t, string(recorded), "apiserver_current_inqueue_requests"))
+	if len(oracle) < 31 {
+		t.Fatalf("the recording holds %d families; it should hold kube-apiserver's 31", len(oracle))
 	}
 	reg := kmetrics.NewRegistry()
 	m := New(reg, nil)
 	exercise(t, m, fairqueuing.NewFakeClock(time.Now()))
 	kapi := parseText(t, gather(t, reg), "apiserver_flowcontrol_")
+	maps.Copy(kapi, parseText(t, gather(t, reg), "apiserver_current_inqueue_requests"))
 
 	for name, want := range oracle {
 		got, ok := kapi[name]
@@ -348,5 +353,34 @@ func TestGaugesFollowTheQueueSet(t *testing.T) {
 	}
 	if got := value(t, reg, "apiserver_flowcontrol_dispatched_requests_total", fs).GetCounter().GetValue(); got != 3 {
 		t.Errorf("dispatched %v, want 3", got)
+	}
+}
+
+// The filter's counts of waiting and executing requests by kind feed
+// the read-vs-write histograms and the per-second watermarks.
+func TestWaitingAndExecutingByKind(t *testing.T) {
+	reg := kmetrics.NewRegistry()
+	clock := fairqueuing.NewFakeClock(time.Now())
+	m := New(reg, clock.Now)
+	m.SetReadWriteLimits(10, 4)
+	m.AddExecuting(MutatingKind, 1)
+	m.AddExecuting(MutatingKind, 1)
+	m.AddWaiting(ReadOnlyKind, 3)
+	clock.Step(time.Second)
+	h := value(t, reg, "apiserver_flowcontrol_read_vs_write_current_requests", map[string]string{"phase": "executing", "request_kind": "mutating"}).GetHistogram()
+	// 2 of 4 for one second.
+	if h.GetSampleSum() != 0.5*float64(time.Second) {
+		t.Errorf("executing mutating sum %v, want 0.5 x 1e9", h.GetSampleSum())
+	}
+	w := value(t, reg, "apiserver_flowcontrol_read_vs_write_current_requests", map[string]string{"phase": "waiting", "request_kind": "readOnly"}).GetHistogram()
+	if w.GetSampleSum() != 0.3*float64(time.Second) {
+		t.Errorf("waiting read-only sum %v, want 0.3 x 1e9", w.GetSampleSum())
+	}
+	m.AddExecuting(MutatingKind, -2)
+	m.AddWaiting(ReadOnlyKind, -3)
+	m.AddWaiting("bogus", 1) // ignored
+	for _, kind := range []string{ReadOnlyKind, MutatingKind} {
+		value(t, reg, "apiserver_current_inqueue_requests", map[string]string{"request_kind": kind})
+		value(t, reg, "apiserver_current_inflight_requests", map[string]string{"request_kind": kind})
 	}
 }
