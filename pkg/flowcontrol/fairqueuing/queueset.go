@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -398,6 +399,9 @@ func (qs *QueueSet) enqueueLocked(req *Request, q *queue) {
 	if qs.obs != nil {
 		qs.obs.ObserveEnqueued(req.flow.Schema, req.seats(), len(q.waiting))
 	}
+	if n, ok := req.descr.(QueueNoter); ok {
+		n.NoteQueued(true)
+	}
 	qs.boundNextDispatchLocked(q)
 }
 
@@ -419,6 +423,9 @@ func (qs *QueueSet) removeWaitingLocked(req *Request) {
 	qs.seatsWaiting -= req.seats()
 	if qs.obs != nil {
 		qs.obs.ObserveDequeued(req.flow.Schema, req.seats())
+	}
+	if n, ok := req.descr.(QueueNoter); ok {
+		n.NoteQueued(false)
 	}
 }
 
@@ -759,9 +766,7 @@ func (qs *QueueSet) Dump(includeDetails bool) Dump {
 		TimedOut:   qs.timedOut,
 		Cancelled:  qs.cancelled,
 	}
-	for req := range qs.queueless {
-		d.QueuelessExecuting = append(d.QueuelessExecuting, req.dump(includeDetails))
-	}
+	d.QueuelessExecuting = dumpSet(qs.queueless, includeDetails)
 	for i, q := range qs.queues {
 		qd := QueueDump{
 			Index:             i,
@@ -775,12 +780,25 @@ func (qs *QueueSet) Dump(includeDetails bool) Dump {
 		for _, req := range q.waiting {
 			qd.Waiting = append(qd.Waiting, req.dump(includeDetails))
 		}
-		for req := range q.executing {
-			qd.Executing = append(qd.Executing, req.dump(includeDetails))
-		}
+		qd.Executing = dumpSet(q.executing, includeDetails)
 		d.Queues[i] = qd
 	}
 	return d
+}
+
+// dumpSet dumps executing requests in the order they started.
+func dumpSet(set map[*Request]struct{}, includeDetails bool) []RequestDump {
+	var ds []RequestDump
+	for req := range set {
+		ds = append(ds, req.dump(includeDetails))
+	}
+	slices.SortStableFunc(ds, func(a, b RequestDump) int {
+		if c := a.Start.Compare(b.Start); c != 0 {
+			return c
+		}
+		return a.Arrival.Compare(b.Arrival)
+	})
+	return ds
 }
 
 func (req *Request) dump(includeDetails bool) RequestDump {

@@ -575,3 +575,33 @@ func TestALimitOfZeroAdmitsOneAtATime(t *testing.T) {
 		h.wantCounts(Counts{})
 	}
 }
+
+// noter records what the set tells a request's descr.
+type noter struct{ notes []bool }
+
+func (n *noter) NoteQueued(in bool) { n.notes = append(n.notes, in) }
+
+func TestADescrIsToldWhenItsRequestEntersAndLeavesItsQueue(t *testing.T) {
+	h := newHarness(t, Config{Name: "pl", Queues: 2, HandSize: 1, QueueLengthLimit: 5, ConcurrencyLimit: 1})
+	first, second, gone := &noter{}, &noter{}, &noter{}
+	r1, _ := h.qs.StartRequest(bg, seats(1), flowTo("f", 0), first)
+	r2, _ := h.qs.StartRequest(bg, seats(1), flowTo("f", 0), second)
+	ctx, cancel := context.WithCancel(bg)
+	r3, _ := h.qs.StartRequest(ctx, seats(1), flowTo("f", 1), gone)
+	cancel()
+	if r3.Finish(func() {}) {
+		t.Fatal("a cancelled request executed")
+	}
+	r1.Finish(func() {})
+	r2.Finish(func() {})
+	// Every request passes through its queue, even one dispatched at once.
+	for name, tc := range map[string]struct {
+		n    *noter
+		want []bool
+	}{"first": {first, []bool{true, false}}, "second": {second, []bool{true, false}}, "cancelled": {gone, []bool{true, false}}} {
+		if !slices.Equal(tc.n.notes, tc.want) {
+			t.Errorf("%s: notes %v, want %v", name, tc.n.notes, tc.want)
+		}
+	}
+	h.wantCounts(Counts{})
+}

@@ -72,8 +72,8 @@ type Counts struct {
 type Dump struct {
 	Queues []QueueDump
 	// QueuelessExecuting are the executing requests that were never
-	// queued: every request of an exempt level or of a level that does
-	// not queue.
+	// queued (every request of an exempt level or of a level that does
+	// not queue), in the order they started.
 	QueuelessExecuting []RequestDump
 	Counts
 	// Totals since the set was created.
@@ -86,7 +86,7 @@ type QueueDump struct {
 	// Waiting are the queued requests, oldest first.
 	Waiting []RequestDump
 	// Executing are the requests dispatched from this queue that are
-	// executing, in no particular order.
+	// executing, in the order they started.
 	Executing         []RequestDump
 	ExecutingRequests int
 	SeatsInUse        int
@@ -169,4 +169,15 @@ type Observer interface {
 	// reading of it were wound back; success is false if a reading
 	// underflowed.
 	ObserveEpochAdvance(success bool)
+}
+
+// QueueNoter may be implemented by the descr a request is started with:
+// the set then calls NoteQueued(true) when the request enters a queue
+// and NoteQueued(false) when it leaves it, dispatched or not (kube's
+// queueNoteFn). The filter counts waiting requests by kind with it. It
+// is called with the set's lock held: it must be quick and must not
+// call back into the set. Requests that never queue (exempt levels,
+// levels without queues) are not noted.
+type QueueNoter interface {
+	NoteQueued(inQueue bool)
 }
