@@ -39,6 +39,7 @@ go test -race -count=1 \
   ./pkg/registry/... \
   ./pkg/openapi/... \
   ./pkg/metrics/... \
+  ./pkg/flowcontrol/... \
   ./pkg/admission/plugin/resourcequota/... \
   ./pkg/client/... \
   ./pkg/apiextensions/ \
@@ -95,6 +96,13 @@ done
 # kapi's dependencies.
 echo "== envtest (test/envtest)"
 (cd test/envtest && go vet ./... && go test -count=1 ./...)
+
+# kapi's queue set of API priority and fairness against
+# kube-apiserver's own (k8s.io/apiserver), step by step through the same
+# random load. Its own module keeps k8s.io/apiserver out of kapi's
+# dependencies.
+echo "== queue set against kube-apiserver's (test/apfdiff)"
+(cd test/apfdiff && go vet ./... && go test -count=1 ./...)
 
 # Helm's Go SDK installing, upgrading, rolling back and uninstalling a
 # chart of every common kind on a kapi it starts. Its own module keeps
