@@ -1,0 +1,324 @@
+package filters
+
+import (
+	"bufio"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/kapi-dev/kapi/pkg/authentication/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/flowcontrol"
+	fcrequest "github.com/kapi-dev/kapi/pkg/flowcontrol/request"
+)
+
+// oneSeatController is a controller whose level "one-seat" admits one
+// request at a time and rejects the others (limitResponse Reject, no
+// lending, no borrowing), for the requests of the user "flooder". Of a
+// server's 6 seats it gets ceil(6 * 1/6) = 1; catch-all gets the rest.
+func oneSeatController(t *testing.T) *flowcontrol.Controller {
+	t.Helper()
+	ctl := flowcontrol.New(flowcontrol.Config{ServerConcurrencyLimit: 6})
+	pl := &flowcontrolv1.PriorityLevelConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "one-seat", UID: "uid-of-level-one-seat"},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
+			Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
+				NominalConcurrencyShares: ptr.To[int32](1),
+				LendablePercent:          ptr.To[int32](0),
+				BorrowingLimitPercent:    ptr.To[int32](0),
+				LimitResponse:            flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject},
+			},
+		},
+	}
+	fs := &flowcontrolv1.FlowSchema{
+		ObjectMeta: metav1.ObjectMeta{Name: "flooder", UID: "uid-of-schema-flooder"},
+		Spec: flowcontrolv1.FlowSchemaSpec{
+			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "one-seat"},
+			MatchingPrecedence:         100,
+			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
+				Subjects:         []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: "flooder"}}},
+				ResourceRules:    []flowcontrolv1.ResourcePolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}, Namespaces: []string{"*"}, ClusterScope: true}},
+				NonResourceRules: []flowcontrolv1.NonResourcePolicyRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
+			}},
+		},
+	}
+	ctl.Configure([]*flowcontrolv1.FlowSchema{fs}, []*flowcontrolv1.PriorityLevelConfiguration{pl})
+	return ctl
+}
+
+// heldHandler tells entered of every request, and holds those with the
+// query parameter hold until release is closed; watches start their
+// response first, unless asked to hold before.
+type heldHandler struct {
+	entered chan string
+	release chan struct{}
+}
+
+func newHeldHandler() *heldHandler {
+	return &heldHandler{entered: make(chan string, 100), release: make(chan struct{})}
+}
+
+func (h *heldHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	info, _ := request.RequestInfoFrom(r.Context())
+	if info.Verb == "watch" && r.URL.Query().Get("holdBeforeResponse") == "" {
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+	}
+	h.entered <- r.URL.Path
+	if r.URL.Query().Get("hold") != "" {
+		<-h.release
+	}
+}
+
+func pfRequest(t *testing.T, method, url, userName string, groups ...string) *http.Request {
+	return asUser(newRequest(t, method, url, nil), userName, append(groups, "system:authenticated")...)
+}
+
+// oracle429 is testdata/apf-429-oracle.txt: the header and body of
+// kube-apiserver's answer to a request its level rejected.
+func oracle429(t *testing.T) (http.Header, string) {
+	t.Helper()
+	data, err := os.ReadFile("testdata/apf-429-oracle.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	text := strings.Join(lines, "\n")
+	head, body, _ := strings.Cut(text, "\n\n")
+	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(strings.Replace(head, "HTTP/2 429", "HTTP/1.1 429 Too Many Requests", 1)+"\n\n")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.Header, body
+}
+
+// TestPriorityAndFairnessRejectsAsKubeAPIServer fills the one seat of a
+// level and expects the next request of the level to be answered as
+// kube-apiserver answered one: 429, its plain-text message, nosniff,
+// Retry-After and the classification headers.
+func TestPriorityAndFairnessRejectsAsKubeAPIServer(t *testing.T) {
+	ctl := oneSeatController(t)
+	h := newHeldHandler()
+	chain := WithPriorityAndFairness(h, ctl, nil, request.IsLongRunning, 0, nil)
+
+	first := httptest.NewRecorder()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		chain.ServeHTTP(first, pfRequest(t, "GET", "/api/v1/namespaces/default/pods?hold=1", "flooder"))
+	}()
+	<-h.entered
+
+	second := httptest.NewRecorder()
+	chain.ServeHTTP(second, pfRequest(t, "GET", "/api/v1/namespaces/default/pods", "flooder"))
+	close(h.release)
+	wg.Wait()
+
+	wantHeader, wantBody := oracle429(t)
+	if second.Code != http.StatusTooManyRequests {
+		t.Fatalf("second request: %d, want 429", second.Code)
+	}
+	if got := second.Body.String(); got != wantBody {
+		t.Errorf("body %q, kube-apiserver's %q", got, wantBody)
+	}
+	for _, name := range []string{"Content-Type", "X-Content-Type-Options", "Retry-After"} {
+		if got, want := second.Header().Get(name), wantHeader.Get(name); got != want {
+			t.Errorf("%s: %q, kube-apiserver's %q", name, got, want)
+		}
+	}
+	for name, want := range map[string]string{
+		flowcontrolv1.ResponseHeaderMatchedFlowSchemaUID:                 "uid-of-schema-flooder",
+		flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID: "uid-of-level-one-seat",
+	} {
+		if wantHeader.Get(name) == "" {
+			t.Fatalf("kube-apiserver's answer has no %s", name)
+		}
+		if got := second.Header().Get(name); got != want {
+			t.Errorf("rejected: %s = %q, want %q", name, got, want)
+		}
+		if got := first.Header().Get(name); got != want {
+			t.Errorf("admitted: %s = %q, want %q", name, got, want)
+		}
+	}
+	if first.Code != http.StatusOK {
+		t.Errorf("first request: %d, want 200", first.Code)
+	}
+}
+
+// TestPriorityAndFairnessExemptsSystemMasters sends many requests at once
+// as a member of system:masters while they all execute: none is rejected,
+// and they are classified exempt (whose imagined objects have no UID).
+func TestPriorityAndFairnessExemptsSystemMasters(t *testing.T) {
+	ctl := oneSeatController(t)
+	h := newHeldHandler()
+	chain := WithPriorityAndFairness(h, ctl, nil, request.IsLongRunning, 0, nil)
+	const n = 20
+	recs := make([]*httptest.ResponseRecorder, n)
+	var wg sync.WaitGroup
+	for i := range recs {
+		recs[i] = httptest.NewRecorder()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			chain.ServeHTTP(recs[i], pfRequest(t, "POST", "/api/v1/namespaces/default/configmaps?hold=1", "admin", "system:masters"))
+		}()
+	}
+	for range n {
+		<-h.entered
+	}
+	close(h.release)
+	wg.Wait()
+	for i, rec := range recs {
+		if rec.Code != http.StatusOK {
+			t.Errorf("request %d: %d, want 200", i, rec.Code)
+		}
+		if _, ok := rec.Header()[http.CanonicalHeaderKey(flowcontrolv1.ResponseHeaderMatchedFlowSchemaUID)]; !ok {
+			t.Errorf("request %d: no %s header", i, flowcontrolv1.ResponseHeaderMatchedFlowSchemaUID)
+		}
+	}
+	if got := ctl.Classify(flowcontrol.Digest{Info: &request.RequestInfo{Verb: "get", Path: "/"}, User: asUserInfo("admin", "system:masters")}); got.FlowSchema != "exempt" || !got.Exempt {
+		t.Errorf("system:masters classified %+v, want the exempt schema", got)
+	}
+}
+
+// TestPriorityAndFairnessLeavesLongRunningRequestsAlone: while the level's
+// seat is taken, an exec of the same user is served, unclassified (no
+// headers), as kube-apiserver serves it.
+func TestPriorityAndFairnessLeavesLongRunningRequestsAlone(t *testing.T) {
+	ctl := oneSeatController(t)
+	h := newHeldHandler()
+	chain := WithPriorityAndFairness(h, ctl, nil, request.IsLongRunning, 0, nil)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		chain.ServeHTTP(httptest.NewRecorder(), pfRequest(t, "GET", "/api/v1/namespaces/default/pods?hold=1", "flooder"))
+	}()
+	<-h.entered
+	exec := httptest.NewRecorder()
+	go func() {
+		defer wg.Done()
+		chain.ServeHTTP(exec, pfRequest(t, "POST", "/api/v1/namespaces/default/pods/p/exec?hold=1", "flooder"))
+	}()
+	if got := <-h.entered; got != "/api/v1/namespaces/default/pods/p/exec" {
+		t.Fatalf("entered %s, want the exec", got)
+	}
+	close(h.release)
+	wg.Wait()
+	if exec.Code != http.StatusOK || exec.Header().Get(flowcontrolv1.ResponseHeaderMatchedFlowSchemaUID) != "" {
+		t.Errorf("exec: %d with headers %v, want 200 without classification", exec.Code, exec.Header())
+	}
+}
+
+// TestPriorityAndFairnessWatchHoldsItsSeatWhileItInitializes: a watch
+// whose response has started leaves the level's one seat to the next
+// request; one that has not yet started holds it.
+func TestPriorityAndFairnessWatchHoldsItsSeatWhileItInitializes(t *testing.T) {
+	ctl := oneSeatController(t)
+	h := newHeldHandler()
+	chain := WithPriorityAndFairness(h, ctl, nil, request.IsLongRunning, 0, nil)
+	var wg sync.WaitGroup
+	serve := func(rec *httptest.ResponseRecorder, url string) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			chain.ServeHTTP(rec, pfRequest(t, "GET", url, "flooder"))
+		}()
+	}
+
+	started := httptest.NewRecorder()
+	serve(started, "/api/v1/namespaces/default/pods?watch=true&hold=1")
+	<-h.entered
+	// The seat is released as the response starts, in the goroutine
+	// that admitted the watch.
+	waitForExecuting(t, ctl, "one-seat", 0)
+	get := httptest.NewRecorder()
+	serve(get, "/api/v1/namespaces/default/pods/a")
+	if got := <-h.entered; got != "/api/v1/namespaces/default/pods/a" {
+		t.Fatalf("entered %s, want the get", got)
+	}
+
+	initializing := httptest.NewRecorder()
+	waitForExecuting(t, ctl, "one-seat", 0)
+	serve(initializing, "/api/v1/namespaces/default/pods?watch=true&hold=1&holdBeforeResponse=1")
+	<-h.entered
+	rejected := httptest.NewRecorder()
+	chain.ServeHTTP(rejected, pfRequest(t, "GET", "/api/v1/namespaces/default/pods/b", "flooder"))
+	close(h.release)
+	wg.Wait()
+
+	if get.Code != http.StatusOK {
+		t.Errorf("a get beside a started watch: %d, want 200", get.Code)
+	}
+	if rejected.Code != http.StatusTooManyRequests {
+		t.Errorf("a get beside an initializing watch: %d, want 429", rejected.Code)
+	}
+	for _, rec := range []*httptest.ResponseRecorder{started, initializing} {
+		if rec.Header().Get(flowcontrolv1.ResponseHeaderMatchedFlowSchemaUID) != "uid-of-schema-flooder" {
+			t.Errorf("watch without its classification: %v", rec.Header())
+		}
+	}
+}
+
+// TestPriorityAndFairnessGivesTheEstimatorTheClassification: the work
+// estimator is asked with the names of the request's schema and level,
+// and not for exempt requests.
+func TestPriorityAndFairnessGivesTheEstimatorTheClassification(t *testing.T) {
+	ctl := oneSeatController(t)
+	var mu sync.Mutex
+	var asked []string
+	estimate := func(r *http.Request, fs, pl string) fcrequest.WorkEstimate {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, r.URL.Path+" "+fs+" "+pl)
+		return fcrequest.WorkEstimate{InitialSeats: 1}
+	}
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	chain := WithPriorityAndFairness(ok, ctl, estimate, request.IsLongRunning, 0, nil)
+	chain.ServeHTTP(httptest.NewRecorder(), pfRequest(t, "GET", "/api/v1/pods", "flooder"))
+	chain.ServeHTTP(httptest.NewRecorder(), pfRequest(t, "GET", "/api/v1/nodes", "someone"))
+	chain.ServeHTTP(httptest.NewRecorder(), pfRequest(t, "GET", "/api/v1/nodes", "admin", "system:masters"))
+	want := []string{"/api/v1/pods flooder one-seat", "/api/v1/nodes catch-all catch-all"}
+	if strings.Join(asked, ",") != strings.Join(want, ",") {
+		t.Errorf("estimator asked %q, want %q", asked, want)
+	}
+}
+
+// waitForExecuting waits until the dump of level shows n executing
+// requests.
+func waitForExecuting(t *testing.T, ctl *flowcontrol.Controller, level string, n int) {
+	t.Helper()
+	dump := ctl.DebugHandlers()[flowcontrol.DebugPath+"dump_priority_levels"]
+	for range 10000 {
+		rec := httptest.NewRecorder()
+		dump.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+		for _, line := range strings.Split(rec.Body.String(), "\n") {
+			fields := strings.Split(line, ",")
+			if len(fields) > 5 && strings.TrimSpace(fields[0]) == level && strings.TrimSpace(fields[5]) == strconv.Itoa(n) {
+				return
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("level %s never had %d requests executing", level, n)
+}
+
+func asUserInfo(name string, groups ...string) *user.DefaultInfo {
+	return &user.DefaultInfo{Name: name, Groups: append(groups, "system:authenticated")}
+}
