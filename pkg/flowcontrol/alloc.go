@@ -54,9 +54,7 @@ func limitsFor(serverCL int, shares int32, shareSum float64, lendablePercent, bo
 // seats of old for the default levels of a 600-seat server).
 func maxSeatsFor(nominalCL int, handSize int32) uint64 {
 	m := math.Ceil(float64(nominalCL) * 0.15)
-	if handSize > 0 {
-		m = math.Min(m, float64(int32(nominalCL)/handSize))
-	}
+	m = math.Min(m, float64(int32(nominalCL)/max(handSize, 1)))
 	return uint64(math.Max(1, m))
 }
 

@@ -221,9 +221,8 @@ func TestMaxSeats(t *testing.T) {
 		{nominal: 245, handSize: 6, want: 37}, // ceil(36.75), 245/6 = 40
 		{nominal: 49, handSize: 6, want: 8},   // ceil(7.35), 49/6 = 8
 		{nominal: 25, handSize: 4, want: 4},   // ceil(3.75), 25/4 = 6
-		{nominal: 13, handSize: 0, want: 2},   // no queues: ceil(1.95)
 		{nominal: 3, handSize: 6, want: 1},    // 3/6 = 0, at least 1
-		{nominal: 0, handSize: 0, want: 1},
+		{nominal: 0, handSize: 6, want: 1},
 	}
 	for _, c := range cases {
 		if got := maxSeatsFor(c.nominal, c.handSize); got != c.want {

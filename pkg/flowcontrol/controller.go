@@ -337,11 +337,12 @@ func (c *Controller) digest(fss []*flowcontrolv1.FlowSchema, pls []*flowcontrolv
 		if c.metrics != nil {
 			c.metrics.Level(l.name).SetLimits(l.limits.nominalCL, l.limits.minCL, l.limits.maxCL)
 		}
+		// Only a queuing level caps its requests' seats, as in
+		// kube-apiserver; the estimator's own limits bound the others.
+		l.maxSeats.Store(0)
 		if q := queuingOf(l.pl); q != nil {
 			maxWaiting += int(q.Queues * q.QueueLengthLimit)
 			l.maxSeats.Store(maxSeatsFor(l.limits.nominalCL, q.HandSize))
-		} else {
-			l.maxSeats.Store(maxSeatsFor(l.limits.nominalCL, 0))
 		}
 	}
 	c.levels = newLevels
@@ -591,13 +592,14 @@ func (c *Controller) RetryAfter(level string) int64 {
 }
 
 // MaxSeats is the most seats the work estimator may give one request of
-// level: 15% of its nominal limit, at most its nominal limit divided by
-// its hand size, at least 1.
+// a level that queues: 15% of its nominal limit, at most its nominal
+// limit divided by its hand size, at least 1. It is 0 for other levels
+// and unknown ones: no cap but the estimator's own.
 func (c *Controller) MaxSeats(level string) uint64 {
 	if l := c.current.Load().levels[level]; l != nil {
 		return l.maxSeats.Load()
 	}
-	return 1
+	return 0
 }
 
 // isMutating is kube-apiserver's split of read_vs_write_current_requests:

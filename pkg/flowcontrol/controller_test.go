@@ -316,3 +316,21 @@ func TestLimitsAreRecordedInMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxSeatsOfTheBootstrapLevels: 15% of each queuing level's nominal
+// limit, at most the limit over its hand size (so that on a 600-seat
+// server the estimator's own limit of 10 seats is what binds but for
+// leader-election and global-default); 0, no cap of the level's own,
+// for the levels that do not queue.
+func TestMaxSeatsOfTheBootstrapLevels(t *testing.T) {
+	ctl := bootstrapController(t, nil)
+	want := map[string]uint64{
+		"system": 12, "node-high": 15, "leader-election": 4, "workload-high": 15,
+		"workload-low": 37, "global-default": 8, "catch-all": 0, "exempt": 0, "unknown": 0,
+	}
+	for level, w := range want {
+		if got := ctl.MaxSeats(level); got != w {
+			t.Errorf("MaxSeats(%s) = %d, want %d", level, got, w)
+		}
+	}
+}
