@@ -125,7 +125,8 @@ func TestDumpsAreKubeAPIServers(t *testing.T) {
 	} {
 		oracle := readLines(t, c.file)
 		ours := strings.Split(strings.TrimSuffix(dump(t, ctl, "dump_requests", c.query), "\n"), "\n")
-		if len(ours) != len(oracle) || ours[0] != oracle[0] {
+		// The widths of the columns depend on the times, which vary.
+		if len(ours) != len(oracle) || !slices.Equal(fields(ours[0]), fields(oracle[0])) {
 			t.Errorf("dump_requests%s:\n%s\nkube-apiserver's:\n%s", c.query, strings.Join(ours, "\n"), strings.Join(oracle, "\n"))
 			continue
 		}
