@@ -50,7 +50,7 @@ func TestClassificationMatchesKubeAPIServer(t *testing.T) {
 	}
 }
 
-func readClassificationRecording(t *testing.T) classificationRecording {
+func readClassificationRecording(t testing.TB) classificationRecording {
 	t.Helper()
 	data, err := os.ReadFile(classificationRecordingFile)
 	if err != nil {

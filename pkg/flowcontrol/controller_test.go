@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ import (
 
 // bootstrapController is a controller with kube-apiserver's bootstrap
 // configuration as the oracle had it, and its 600 seats.
-func bootstrapController(t *testing.T, m *fcmetrics.Metrics) *Controller {
+func bootstrapController(t testing.TB, m *fcmetrics.Metrics) *Controller {
 	t.Helper()
 	rec := readClassificationRecording(t)
 	var fss []*flowcontrolv1.FlowSchema
@@ -333,5 +334,53 @@ func TestMaxSeatsOfTheBootstrapLevels(t *testing.T) {
 		if got := ctl.MaxSeats(level); got != w {
 			t.Errorf("MaxSeats(%s) = %d, want %d", level, got, w)
 		}
+	}
+}
+
+// TestBusyLevelBorrowsFromIdleOnes: a level with more requests than
+// seats, beside idle levels that lend half theirs, gets more seats at the
+// next adjustment, and its waiting requests run in them.
+func TestBusyLevelBorrowsFromIdleOnes(t *testing.T) {
+	// 20 seats: busy and idle get ceil(20*10/25) = 8 each, 4 of which
+	// they lend; catch-all 4, none lendable. Idle, each gets 20/12 of
+	// what it may not lend: 7, 7 and 7.
+	ctl := New(Config{ServerConcurrencyLimit: 20})
+	lending := func(name string, queues int32) *flowcontrolv1.PriorityLevelConfiguration {
+		pl := limitedLevel(name, 10, queues)
+		pl.Spec.Limited.LendablePercent = ptr.To[int32](50)
+		if queues > 0 {
+			pl.Spec.Limited.LimitResponse.Queuing.QueueLengthLimit = 50
+		}
+		return pl
+	}
+	ctl.Configure([]*flowcontrolv1.FlowSchema{schemaFor("busy", "busy", "u"), schemaFor("idle", "idle", "v")},
+		[]*flowcontrolv1.PriorityLevelConfiguration{lending("busy", 1), lending("idle", 0)})
+	executing := func() string { return dumpRowOf(t, ctl, "dump_priority_levels", "busy")[5] }
+	waiting := func() string { return dumpRowOf(t, ctl, "dump_priority_levels", "busy")[4] }
+
+	release := make(chan struct{})
+	done := make(chan struct{}, 12)
+	for range 12 {
+		go func() {
+			ctl.Handle(context.Background(), digestOf("u"), nil, func(Classification) { <-release })
+			done <- struct{}{}
+		}()
+	}
+	for executing() != "7" || waiting() != "5" {
+		time.Sleep(time.Millisecond)
+	}
+	ctl.adjust()
+	ctl.mu.Lock()
+	busy, idle, catchAll := ctl.levels["busy"].current, ctl.levels["idle"].current, ctl.levels["catch-all"].current
+	ctl.mu.Unlock()
+	if busy <= 7 || idle < 4 || busy+idle+catchAll > 21 {
+		t.Errorf("after the adjustment busy has %d seats and idle %d, want busy more than 7 and idle at least its 4", busy, idle)
+	}
+	for executing() != strconv.Itoa(min(busy, 12)) {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	for range 12 {
+		<-done
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/flowcontrol"
 	fcrequest "github.com/kapi-dev/kapi/pkg/flowcontrol/request"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
 // oneSeatController is a controller whose level "one-seat" admits one
@@ -114,7 +115,8 @@ func oracle429(t *testing.T) (http.Header, string) {
 func TestPriorityAndFairnessRejectsAsKubeAPIServer(t *testing.T) {
 	ctl := oneSeatController(t)
 	h := newHeldHandler()
-	chain := WithPriorityAndFairness(h, ctl, nil, request.IsLongRunning, 0, nil)
+	reg := metrics.NewRegistry()
+	chain := WithPriorityAndFairness(h, ctl, nil, request.IsLongRunning, 0, reg)
 
 	first := httptest.NewRecorder()
 	var wg sync.WaitGroup
@@ -158,6 +160,13 @@ func TestPriorityAndFairnessRejectsAsKubeAPIServer(t *testing.T) {
 	}
 	if first.Code != http.StatusOK {
 		t.Errorf("first request: %d, want 200", first.Code)
+	}
+	// Counted as kube-apiserver counts a dropped request.
+	labels := map[string]string{"verb": "LIST", "resource": "pods", "scope": "namespace", "code": "429"}
+	for _, name := range []string{"apiserver_request_total", "apiserver_request_terminations_total"} {
+		if got := metricValue(t, reg, name, labels); got != 1 {
+			t.Errorf("%s{code=429} = %v, want 1", name, got)
+		}
 	}
 }
 
