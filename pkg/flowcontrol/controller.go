@@ -552,9 +552,18 @@ func (c *Controller) Handle(ctx context.Context, d Digest, estimate func(Classif
 		flow.Distinguisher = flowDistinguisher(d, e.fs.Spec.DistinguisherMethod)
 		flow.Hash = flowHash(cl.FlowSchema, flow.Distinguisher)
 	}
-	// The request's context is its description in the dumps: it holds
-	// the user and the request info, and passing it costs nothing.
-	req, reason := e.level.queues.StartRequest(ctx, work, flow, ctx)
+	// The request's description in the dumps is its context, which
+	// holds the user and the request info; with metrics, a requestDescr
+	// that also counts the request while it waits in a queue.
+	var descr any = ctx
+	kind := fcmetrics.ReadOnlyKind
+	if isMutating(d.Info.Verb) {
+		kind = fcmetrics.MutatingKind
+	}
+	if c.metrics != nil {
+		descr = &requestDescr{ctx: ctx, metrics: c.metrics, kind: kind}
+	}
+	req, reason := e.level.queues.StartRequest(ctx, work, flow, descr)
 	if req == nil {
 		return cl, reason
 	}
@@ -563,15 +572,11 @@ func (c *Controller) Handle(ctx context.Context, d Digest, estimate func(Classif
 			execute(cl)
 			return
 		}
-		kind := fcmetrics.ReadOnlyKind
-		if isMutating(d.Info.Verb) {
-			kind = fcmetrics.MutatingKind
-		}
-		c.metrics.AddReadWrite(fcmetrics.PhaseExecuting, kind, 1)
+		c.metrics.AddExecuting(kind, 1)
 		start := c.clock.Now()
 		defer func() {
 			c.metrics.ObserveExecution(cl.PriorityLevel, cl.FlowSchema, d.Info.Verb == "watch", c.clock.Now().Sub(start))
-			c.metrics.AddReadWrite(fcmetrics.PhaseExecuting, kind, -1)
+			c.metrics.AddExecuting(kind, -1)
 		}()
 		execute(cl)
 	})
@@ -610,4 +615,22 @@ func isMutating(verb string) bool {
 		return false
 	}
 	return true
+}
+
+// requestDescr describes a request to its queue set: its context, for
+// the dumps, and its kind, to count it in read_vs_write_current_requests
+// and apiserver_current_inqueue_requests while it waits.
+type requestDescr struct {
+	ctx     context.Context
+	metrics *fcmetrics.Metrics
+	kind    string
+}
+
+// NoteQueued implements fairqueuing.QueueNoter.
+func (d *requestDescr) NoteQueued(in bool) {
+	delta := -1
+	if in {
+		delta = 1
+	}
+	d.metrics.AddWaiting(d.kind, delta)
 }

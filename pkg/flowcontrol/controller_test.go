@@ -75,7 +75,7 @@ func fields(row string) []string {
 // idle levels and queues, and column for column, times aside, for an
 // executing request.
 func TestDumpsAreKubeAPIServers(t *testing.T) {
-	ctl := bootstrapController(t, nil)
+	ctl := bootstrapController(t, fcmetrics.New(kmetrics.NewRegistry(), time.Now))
 
 	oracle := readLines(t, "testdata/oracle-dump_priority_levels.txt")
 	ours := strings.Split(strings.TrimSuffix(dump(t, ctl, "dump_priority_levels", ""), "\n"), "\n")

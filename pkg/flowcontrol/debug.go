@@ -118,7 +118,11 @@ func (c *Controller) dumpRequests(w http.ResponseWriter, r *http.Request) {
 				_, _ = io.WriteString(tw, ",\t")
 				var userName string
 				info := &request.RequestInfo{}
-				if ctx, ok := req.Descr.(context.Context); ok {
+				ctx, ok := req.Descr.(context.Context)
+				if d, isDescr := req.Descr.(*requestDescr); isDescr {
+					ctx, ok = d.ctx, true
+				}
+				if ok {
 					if u, ok := request.UserFrom(ctx); ok {
 						userName = u.GetName()
 					}
