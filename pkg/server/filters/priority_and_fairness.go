@@ -167,11 +167,20 @@ func (h *priorityAndFairness) waitContext(ctx context.Context) (context.Context,
 	return context.WithTimeout(ctx, min(wait, maxQueueWait))
 }
 
+// The classification headers, canonical once and for all: the API's
+// constants are not ("PF"), and Header.Set would canonicalize them, at a
+// cost, for every request.
+var (
+	priorityLevelUIDHeader = http.CanonicalHeaderKey(flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID)
+	flowSchemaUIDHeader    = http.CanonicalHeaderKey(flowcontrolv1.ResponseHeaderMatchedFlowSchemaUID)
+)
+
 // setClassificationHeaders names the request's FlowSchema and priority
 // level by UID, as kube-apiserver does.
 func setClassificationHeaders(w http.ResponseWriter, cl flowcontrol.Classification) {
-	w.Header().Set(flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID, string(cl.PriorityLevelUID))
-	w.Header().Set(flowcontrolv1.ResponseHeaderMatchedFlowSchemaUID, string(cl.FlowSchemaUID))
+	h := w.Header()
+	h[priorityLevelUIDHeader] = []string{string(cl.PriorityLevelUID)}
+	h[flowSchemaUIDHeader] = []string{string(cl.FlowSchemaUID)}
 }
 
 // reject answers a request its level did not admit, as kube-apiserver's

@@ -26,7 +26,9 @@ import (
 // request at a time and rejects the others (limitResponse Reject, no
 // lending, no borrowing), for the requests of the user "flooder". Of a
 // server's 6 seats it gets ceil(6 * 1/6) = 1; catch-all gets the rest.
-func oneSeatController(t *testing.T) *flowcontrol.Controller {
+func oneSeatController(t *testing.T) *flowcontrol.Controller { return oneSeatControllerTB(t) }
+
+func oneSeatControllerTB(t testing.TB) *flowcontrol.Controller {
 	t.Helper()
 	ctl := flowcontrol.New(flowcontrol.Config{ServerConcurrencyLimit: 6})
 	pl := &flowcontrolv1.PriorityLevelConfiguration{
