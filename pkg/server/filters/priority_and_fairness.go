@@ -160,11 +160,17 @@ func (h *priorityAndFairness) waitContext(ctx context.Context) (context.Context,
 	if ctx.Err() != nil {
 		return ctx, func() {}
 	}
-	wait := h.defaultWait
+	return context.WithDeadline(ctx, queueDeadline(ctx, time.Now(), h.defaultWait))
+}
+
+// queueDeadline is when a request of ctx arriving at now must leave its
+// queue.
+func queueDeadline(ctx context.Context, now time.Time, defaultWait time.Duration) time.Time {
+	wait := defaultWait
 	if deadline, ok := ctx.Deadline(); ok {
-		wait = time.Until(deadline) / 4
+		wait = deadline.Sub(now) / 4
 	}
-	return context.WithTimeout(ctx, min(wait, maxQueueWait))
+	return now.Add(min(wait, maxQueueWait))
 }
 
 // The classification headers, canonical once and for all: the API's

@@ -2,6 +2,7 @@ package filters
 
 import (
 	"bufio"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -43,7 +44,14 @@ func oneSeatControllerTB(t testing.TB) *flowcontrol.Controller {
 			},
 		},
 	}
-	fs := &flowcontrolv1.FlowSchema{
+	fs := flooderSchema()
+	ctl.Configure([]*flowcontrolv1.FlowSchema{fs}, []*flowcontrolv1.PriorityLevelConfiguration{pl})
+	return ctl
+}
+
+// flooderSchema sends the requests of flooder to one-seat.
+func flooderSchema() *flowcontrolv1.FlowSchema {
+	return &flowcontrolv1.FlowSchema{
 		ObjectMeta: metav1.ObjectMeta{Name: "flooder", UID: "uid-of-schema-flooder"},
 		Spec: flowcontrolv1.FlowSchemaSpec{
 			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "one-seat"},
@@ -55,8 +63,6 @@ func oneSeatControllerTB(t testing.TB) *flowcontrol.Controller {
 			}},
 		},
 	}
-	ctl.Configure([]*flowcontrolv1.FlowSchema{fs}, []*flowcontrolv1.PriorityLevelConfiguration{pl})
-	return ctl
 }
 
 // heldHandler tells entered of every request, and holds those with the
@@ -332,4 +338,95 @@ func waitForExecuting(t *testing.T, ctl *flowcontrol.Controller, level string, n
 
 func asUserInfo(name string, groups ...string) *user.DefaultInfo {
 	return &user.DefaultInfo{Name: name, Groups: append(groups, "system:authenticated")}
+}
+
+// TestQueueDeadline: a request waits at most a quarter of the time its
+// deadline leaves it, the default wait without a deadline, never more
+// than a minute.
+func TestQueueDeadline(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	withDeadline := func(d time.Duration) context.Context {
+		ctx, cancel := context.WithDeadline(context.Background(), now.Add(d))
+		t.Cleanup(cancel)
+		return ctx
+	}
+	for _, c := range []struct {
+		name        string
+		ctx         context.Context
+		defaultWait time.Duration
+		want        time.Duration
+	}{
+		{"the request timeout of 60s", withDeadline(time.Minute), 15 * time.Second, 15 * time.Second},
+		{"a client's timeout of 8s", withDeadline(8 * time.Second), 15 * time.Second, 2 * time.Second},
+		{"a long deadline", withDeadline(10 * time.Minute), 15 * time.Second, time.Minute},
+		{"no deadline", context.Background(), 15 * time.Second, 15 * time.Second},
+		{"no deadline, a long default", context.Background(), time.Hour, time.Minute},
+	} {
+		if got := queueDeadline(c.ctx, now, c.defaultWait).Sub(now); got != c.want {
+			t.Errorf("%s: may wait %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestPriorityAndFairnessRejectsWhenTheWaitIsOver: at a queuing level
+// whose seat is taken, a request waits in its queue, and gets 429 when
+// its time to wait is over.
+func TestPriorityAndFairnessRejectsWhenTheWaitIsOver(t *testing.T) {
+	ctl := oneSeatController(t)
+	queuing := ctl.Classify(flowcontrol.Digest{Info: &request.RequestInfo{Verb: "get", Path: "/"}, User: asUserInfo("flooder")})
+	if queuing.PriorityLevel != "one-seat" {
+		t.Fatalf("classified %+v", queuing)
+	}
+	// The same level, queuing: one queue of ten.
+	pl := &flowcontrolv1.PriorityLevelConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "one-seat", UID: "uid-of-level-one-seat"},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
+			Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
+				NominalConcurrencyShares: ptr.To[int32](1),
+				LendablePercent:          ptr.To[int32](0),
+				BorrowingLimitPercent:    ptr.To[int32](0),
+				LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeQueue,
+					Queuing: &flowcontrolv1.QueuingConfiguration{Queues: 1, HandSize: 1, QueueLengthLimit: 10}},
+			},
+		},
+	}
+	ctl.Configure([]*flowcontrolv1.FlowSchema{flooderSchema()}, []*flowcontrolv1.PriorityLevelConfiguration{pl})
+
+	h := newHeldHandler()
+	chain := WithPriorityAndFairness(h, ctl, nil, request.IsLongRunning, 50*time.Millisecond, nil)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		chain.ServeHTTP(httptest.NewRecorder(), pfRequest(t, "GET", "/api/v1/namespaces/default/pods?hold=1", "flooder"))
+	}()
+	<-h.entered
+	// A watch has no deadline: it waits the default, 50ms.
+	waited := httptest.NewRecorder()
+	chain.ServeHTTP(waited, pfRequest(t, "GET", "/api/v1/namespaces/default/pods?watch=1", "flooder"))
+	close(h.release)
+	wg.Wait()
+	if waited.Code != http.StatusTooManyRequests {
+		t.Errorf("a request that waited its time out: %d, want 429", waited.Code)
+	}
+	if row := dumpRow(t, ctl, "one-seat"); row == nil || row[8] != "1" {
+		t.Errorf("dump of one-seat %q, want one timed-out request", row)
+	}
+}
+
+func dumpRow(t *testing.T, ctl *flowcontrol.Controller, level string) []string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	ctl.DebugHandlers()[flowcontrol.DebugPath+"dump_priority_levels"].ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	for _, line := range strings.Split(rec.Body.String(), "\n") {
+		fields := strings.Split(line, ",")
+		for i := range fields {
+			fields[i] = strings.TrimSpace(fields[i])
+		}
+		if fields[0] == level {
+			return fields
+		}
+	}
+	return nil
 }
