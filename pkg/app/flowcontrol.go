@@ -35,7 +35,7 @@ func buildFlowControl(c *Config, aggregator *server.GenericAPIServer, disc *disc
 	})
 	aggregator.AddPostStartHook("priority-and-fairness-filter", func(ctx server.PostStartHookContext) error {
 		go func() {
-			if err := fc.Run(ctx.Context); err != nil {
+			if err := fc.Run(ctx.Context); err != nil && ctx.Err() == nil {
 				log.Error("API priority and fairness stopped", "err", err)
 			}
 		}()
