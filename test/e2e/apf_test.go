@@ -73,6 +73,8 @@ func (c *apfClient) do(t *testing.T, ctx context.Context, method, path string, b
 // the user "flooder" to it, and checks, by counts:
 //   - the next requests of the flooder carry the schema's and level's
 //     UIDs in their X-Kubernetes-PF-* headers;
+//   - a schema of higher precedence whose level is missing is Dangling
+//     and classifies nothing;
 //   - with the three seats held (creates waiting on a slow admission
 //     webhook), every further request of the flooder is rejected with
 //     429 and Retry-After, while every request of another user (another
@@ -121,6 +123,31 @@ func TestPriorityAndFairness(t *testing.T) {
 	}
 	if a := bystander.do(t, ctx, "GET", listPath, nil); a.code != http.StatusOK || a.flowSchema == string(fs.UID) || a.flowSchema == "" {
 		t.Fatalf("bystander: %d classified %q, want 200 by another schema", a.code, a.flowSchema)
+	}
+
+	// A schema of higher precedence whose level does not exist is
+	// dangling: its status says so, and it matches nothing.
+	dangling := fs.DeepCopy()
+	dangling.ObjectMeta = metav1.ObjectMeta{Name: "apf-e2e-dangling"}
+	dangling.Spec.MatchingPrecedence = 40
+	dangling.Spec.PriorityLevelConfiguration.Name = "apf-e2e-missing"
+	if _, err := admin.FlowcontrolV1().FlowSchemas().Create(ctx, dangling, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		got, err := admin.FlowcontrolV1().FlowSchemas().Get(ctx, dangling.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := got.Status.Conditions; len(c) == 1 && c[0].Type == flowcontrolv1.FlowSchemaConditionDangling && c[0].Status == flowcontrolv1.ConditionTrue {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dangling schema's status: %+v", got.Status)
+		}
+	}
+	if a := flooder.do(t, ctx, "GET", listPath, nil); a.flowSchema != string(fs.UID) {
+		t.Errorf("with a dangling schema before it, flooder classified by %q, want %s", a.flowSchema, fs.UID)
 	}
 
 	// Hold the three seats.
@@ -176,6 +203,9 @@ func TestPriorityAndFairness(t *testing.T) {
 	}
 	if requests.code != http.StatusOK || got != 3 {
 		t.Errorf("dump_requests: %d, %d requests of flooder, want 3:\n%s", requests.code, got, requests.body)
+	}
+	if a := root.do(t, ctx, "GET", "/readyz?verbose", nil); !strings.Contains(a.body, "[+]poststarthook/priority-and-fairness-filter ok") {
+		t.Errorf("/readyz without kube-apiserver's priority-and-fairness-filter hook:\n%s", a.body)
 	}
 	// The dumps are for those allowed to read them.
 	if a := bystander.do(t, ctx, "GET", "/debug/api_priority_and_fairness/dump_queues", nil); a.code != http.StatusForbidden {
@@ -291,4 +321,24 @@ func dumpRows(dump string) []map[string]string {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// TestPriorityAndFairnessCanBeTurnedOff: kapi started with
+// --enable-priority-and-fairness=false limits requests with the
+// max-in-flight filter: no request is classified, no dump is served, and
+// the priority-and-fairness-filter post-start hook is not there.
+func TestPriorityAndFairnessCanBeTurnedOff(t *testing.T) {
+	p := startKapiBinary(t, t.TempDir(), "--enable-priority-and-fairness=false")
+	root := newAPFClient(t, p.restConfig(t), "")
+	ctx := context.Background()
+	if a := root.do(t, ctx, "GET", "/api/v1/namespaces", nil); a.code != http.StatusOK || a.flowSchema != "" ||
+		a.header.Get(flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID) != "" {
+		t.Errorf("a request: %d, classified %v", a.code, a.header)
+	}
+	if a := root.do(t, ctx, "GET", "/debug/api_priority_and_fairness/dump_priority_levels", nil); a.code != http.StatusNotFound {
+		t.Errorf("dump_priority_levels: %d, want 404", a.code)
+	}
+	if a := root.do(t, ctx, "GET", "/readyz?verbose", nil); strings.Contains(a.body, "priority-and-fairness-filter") {
+		t.Errorf("/readyz lists the priority and fairness filter's hook:\n%s", a.body)
+	}
 }
