@@ -430,3 +430,45 @@ func dumpRow(t *testing.T, ctl *flowcontrol.Controller, level string) []string {
 	}
 	return nil
 }
+
+// TestChainClassifiesTheImpersonatedUserBeforeAuthorization: in the chain,
+// priority and fairness replaces max-in-flight after impersonation and
+// before authorization, as in kube-apiserver: a request of the admin
+// impersonating flooder is flooder's, and a request authorization then
+// forbids is classified all the same (the oracle's 403s carry the
+// headers too).
+func TestChainClassifiesTheImpersonatedUserBeforeAuthorization(t *testing.T) {
+	ctl := oneSeatController(t)
+	logger, _ := newTestLogger()
+	chain := Chain(ChainConfig{
+		Authenticator: tokenAuthenticator, Authorizer: adminsOnly,
+		RequestTimeout: longTimeout, Metrics: metrics.NewRegistry(), Logger: logger,
+		FlowControl: ctl,
+	})(okHandler)
+	srv := httptest.NewServer(chain)
+	defer srv.Close()
+	for _, c := range []struct {
+		name, token, impersonate string
+		code                     int
+		schema                   string
+	}{
+		{"admin", "admin-token", "", http.StatusOK, ""},
+		{"admin as flooder", "admin-token", "flooder", http.StatusForbidden, "uid-of-schema-flooder"},
+		{"alice", "alice-token", "", http.StatusForbidden, ""},
+	} {
+		req, _ := http.NewRequest("GET", srv.URL+"/api/v1/namespaces/ns/pods", nil)
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		if c.impersonate != "" {
+			req.Header.Set("Impersonate-User", c.impersonate)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		got, classified := resp.Header[flowSchemaUIDHeader]
+		if resp.StatusCode != c.code || !classified || got[0] != c.schema {
+			t.Errorf("%s: %d classified %q (%v), want %d classified %q", c.name, resp.StatusCode, got, classified, c.code, c.schema)
+		}
+	}
+}
