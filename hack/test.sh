@@ -50,7 +50,7 @@ go test -race -count=1 \
 # in-process kapi, through a restart and a compaction, with the race
 # detector watching the server's list and watch paths end to end.
 echo "== go test -race (client-go list and watch, end to end)"
-go test -race -count=1 -run 'TestInformer|TestWatchList|TestWatchSees|TestWatchTimeout|TestListSnapshots|TestCompaction|TestCustomResource|TestConversionWebhook' ./test/e2e
+go test -race -count=1 -run 'TestInformer|TestWatchList|TestWatchSees|TestWatchTimeout|TestListSnapshots|TestCompaction|TestCustomResource|TestConversionWebhook|TestPriorityAndFairness' ./test/e2e
 
 echo "== go test"
 go test -count=1 ./...

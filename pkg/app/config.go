@@ -113,6 +113,11 @@ type Config struct {
 	// HTTP/2 connection; zero means kube-apiserver's 100.
 	HTTP2MaxStreamsPerConnection int
 
+	// EnablePriorityAndFairness replaces the max-in-flight limits with
+	// API priority and fairness, which shares their sum among the
+	// priority levels (--enable-priority-and-fairness).
+	EnablePriorityAndFairness bool
+
 	// RuntimeConfig switches built-in group versions off.
 	RuntimeConfig controlplane.RuntimeConfig
 	// FeatureGates are --feature-gates; the zero value is
@@ -203,6 +208,7 @@ func NewConfig() *Config {
 		Kubelet:                     node.DefaultKubeletConfig(),
 		MaxRequestsInflight:         400,
 		MaxMutatingRequestsInflight: 200,
+		EnablePriorityAndFairness:   true,
 		RequestTimeout:              60 * time.Second,
 		MinRequestTimeout:           1800 * time.Second,
 		MaxRequestBodyBytes:         3 * 1024 * 1024,

@@ -359,6 +359,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		})
 		return nil
 	})
+	flowControl := buildFlowControl(c, aggregator, disc, sharedInformers, metricsRegistry, log)
 	installSystemEndpoints(aggregator, metricsRegistry, c.Profiling, net.JoinHostPort(public.String(), strconv.Itoa(port)))
 	aggregator.Handle("/openapi/", openAPIService)
 	installIssuerDiscovery(aggregator, saTokens)
@@ -379,7 +380,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	prepared, err := aggregator.PrepareRun(server.ServingConfig{
 		Listener:                     ln,
 		TLS:                          tlsConfig,
-		BuildHandlerChain:            handlerChain(c, authn.request, authn.clearHeaders, authz, auditing, metricsRegistry, log),
+		BuildHandlerChain:            handlerChain(c, authn.request, authn.clearHeaders, authz, auditing, metricsRegistry, flowControl, log),
 		ShutdownDelayDuration:        c.ShutdownDelayDuration,
 		HTTP2MaxStreamsPerConnection: c.HTTP2MaxStreamsPerConnection,
 		Loopback:                     loopback,

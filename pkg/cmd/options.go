@@ -91,6 +91,7 @@ type Options struct {
 	// Limits.
 	MaxRequestsInflight         int
 	MaxMutatingRequestsInflight int
+	EnablePriorityAndFairness   bool
 	RequestTimeout              time.Duration
 	MinRequestTimeout           int
 	MaxRequestBodyBytes         int64
@@ -135,6 +136,7 @@ func NewOptions() *Options {
 		Kubelet:                             d.Kubelet,
 		MaxRequestsInflight:                 d.MaxRequestsInflight,
 		MaxMutatingRequestsInflight:         d.MaxMutatingRequestsInflight,
+		EnablePriorityAndFairness:           d.EnablePriorityAndFairness,
 		RequestTimeout:                      d.RequestTimeout,
 		MinRequestTimeout:                   int(d.MinRequestTimeout / time.Second),
 		MaxRequestBodyBytes:                 d.MaxRequestBodyBytes,
@@ -197,6 +199,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		Kubelet:                      o.Kubelet,
 		MaxRequestsInflight:          o.MaxRequestsInflight,
 		MaxMutatingRequestsInflight:  o.MaxMutatingRequestsInflight,
+		EnablePriorityAndFairness:    o.EnablePriorityAndFairness,
 		RequestTimeout:               o.RequestTimeout,
 		MinRequestTimeout:            time.Duration(o.MinRequestTimeout) * time.Second,
 		MaxRequestBodyBytes:          o.MaxRequestBodyBytes,
@@ -221,7 +224,6 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 // them), without acting on them yet. Each is listed in --help.
 var ignoredFlags = []struct{ name, usage string }{
 	{"allow-privileged", "If true, allow privileged containers. [default=false]"},
-	{"enable-priority-and-fairness", "If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness"},
 	{"proxy-client-cert-file", "Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request."},
 	{"proxy-client-key-file", "Private key for the client certificate used to prove the identity of the aggregator."},
 	{"event-ttl", "Amount of time to retain events. (default 1h0m0s)"},
@@ -302,8 +304,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubelet.KeyFile, "kubelet-client-key", o.Kubelet.KeyFile, "Path to a client key file for TLS.")
 	fs.StringVar(&o.Kubelet.CAFile, "kubelet-certificate-authority", o.Kubelet.CAFile, "Path to a cert file for the certificate authority.")
 
-	fs.IntVar(&o.MaxRequestsInflight, "max-requests-inflight", o.MaxRequestsInflight, "The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
-	fs.IntVar(&o.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInflight, "The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
+	fs.IntVar(&o.MaxRequestsInflight, "max-requests-inflight", o.MaxRequestsInflight, "This and --max-mutating-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.")
+	fs.BoolVar(&o.EnablePriorityAndFairness, "enable-priority-and-fairness", o.EnablePriorityAndFairness, "If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness")
+	fs.IntVar(&o.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInflight, "This and --max-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.")
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.")
 	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", o.MinRequestTimeout, "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.")
 	fs.Int64Var(&o.MaxRequestBodyBytes, "max-resource-write-bytes", o.MaxRequestBodyBytes, "The limit on the request body size of a write, in bytes.")
@@ -348,6 +351,9 @@ func (o *Options) Validate() []error {
 	}
 	if o.MaxMutatingRequestsInflight < 0 {
 		errs = append(errs, fmt.Errorf("--max-mutating-requests-inflight can not be negative value"))
+	}
+	if o.EnablePriorityAndFairness && o.MaxRequestsInflight+o.MaxMutatingRequestsInflight <= 0 {
+		errs = append(errs, fmt.Errorf("--max-requests-inflight=%d and --max-mutating-requests-inflight=%d must add up to something positive with --enable-priority-and-fairness", o.MaxRequestsInflight, o.MaxMutatingRequestsInflight))
 	}
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--request-timeout can not be negative value"))

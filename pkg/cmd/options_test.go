@@ -26,6 +26,7 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{[]string{"--service-cluster-ip-range=10.0.0.0/33"}, "service-cluster-ip-range"},
 		{[]string{"--service-node-port-range=32000-30000"}, "--service-node-port-range"},
 		{[]string{"--max-requests-inflight=-1"}, "--max-requests-inflight"},
+		{[]string{"--max-requests-inflight=0", "--max-mutating-requests-inflight=0"}, "--max-requests-inflight"},
 		{[]string{"--request-timeout=-1s"}, "--request-timeout"},
 		{[]string{"--etcd-compaction-interval=-1m"}, "--etcd-compaction-interval"},
 		{[]string{"--etcd-servers=127.0.0.1:2379"}, "--etcd-servers"},

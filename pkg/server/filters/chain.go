@@ -9,6 +9,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/flowcontrol"
 	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
@@ -26,6 +27,13 @@ type ChainConfig struct {
 	// MaxRequestsInFlight and MaxMutatingRequestsInFlight bound the
 	// requests served at once (see WithMaxInFlightLimit); 0 is unbounded.
 	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// FlowControl, when set, is API priority and fairness, which
+	// replaces the max-in-flight limits (see WithPriorityAndFairness);
+	// WorkEstimator gives its requests' seats, and RequestWaitLimit is
+	// how long a request without a deadline may wait in a queue.
+	FlowControl      *flowcontrol.Controller
+	WorkEstimator    WorkEstimator
+	RequestWaitLimit time.Duration
 	// RequestTimeout is the timeout of requests that give none.
 	RequestTimeout time.Duration
 	// LongRunning says which requests are exempt from the timeout and
@@ -54,7 +62,11 @@ func Chain(c ChainConfig) func(http.Handler) http.Handler {
 	return func(h http.Handler) http.Handler {
 		h = WithMetrics(h, c.Metrics, longRunning)
 		h = WithAuthorization(h, c.Authorizer, c.Metrics, c.Logger)
-		h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, longRunning, c.Metrics)
+		if c.FlowControl != nil {
+			h = WithPriorityAndFairness(h, c.FlowControl, c.WorkEstimator, longRunning, c.RequestWaitLimit, c.Metrics)
+		} else {
+			h = WithMaxInFlightLimit(h, c.MaxRequestsInFlight, c.MaxMutatingRequestsInFlight, longRunning, c.Metrics)
+		}
 		h = WithImpersonation(h, c.Authorizer, c.Logger)
 		h = WithAudit(h, c.AuditBackend, c.AuditPolicy, c.AuditMetrics, longRunning, c.Logger)
 		h = WithAuthentication(h, c.Authenticator, c.APIAudiences, c.ClearRequestHeaders, c.Metrics, c.Logger)

@@ -20,6 +20,8 @@
 //	                       before everything that acts on the user: limits, authorization, handlers
 //	WithMaxInFlightLimit   after authentication, because system:masters are exempt;
 //	                       limits the expensive work: authorization webhooks and handlers
+//	  or WithPriorityAndFairness, in its place (--enable-priority-and-fairness): after
+//	                       impersonation, because it classifies by the (impersonated) user
 //	WithAuthorization      403 unless allowed
 //	WithMetrics            counts the requests that reach a handler, as kube-apiserver does
 //	handler
