@@ -1,7 +1,6 @@
 package request
 
 import (
-	"math"
 	"time"
 
 	"github.com/kapi-dev/kapi/pkg/features"
@@ -22,7 +21,6 @@ const (
 	watchesPerSeat                 = 10.0
 	eventAdditionalDuration        = 5 * time.Millisecond
 	enableMutatingWorkEstimator    = true
-	priorityLevelMaxSeatsPercent   = 0.15
 	bytesPerSeat                   = 100_000
 	cacheWithStreamingMaxMemory    = 1_000_000
 	maxObjectSize                  = 1_500_000 // etcd's default request size limit
@@ -66,8 +64,9 @@ type Config struct {
 	EventAdditionalDuration time.Duration
 
 	// MaxSeats returns the most seats a request of a priority level may
-	// take (see LevelMaxSeats); 0, or a nil MaxSeats, means the limits
-	// above alone.
+	// take (the configuration controller's: 15% of the level's nominal
+	// concurrency limit, at most the limit over the hand size, at least
+	// 1); 0, or a nil MaxSeats, means the limits above alone.
 	MaxSeats func(priorityLevel string) uint64
 }
 
@@ -89,21 +88,6 @@ func DefaultConfig(gates features.Gates) Config {
 		c.MaximumListSeatsLimit = maximumListSeatsLimit
 	}
 	return c
-}
-
-// LevelMaxSeats is the most seats one request of a queuing priority level
-// may take, as kube-apiserver's configuration controller computes it:
-// 15% of the level's nominal concurrency limit, at most the limit divided
-// by the hand size (so that a hand of queues can always run such a
-// request), and at least 1. With the default total concurrency of 600
-// this keeps the historical 10 for the default levels.
-func LevelMaxSeats(nominalConcurrencyLimit int, handSize int32) uint64 {
-	byPercent := math.Ceil(float64(nominalConcurrencyLimit) * priorityLevelMaxSeatsPercent)
-	byHand := math.Inf(1)
-	if handSize > 0 {
-		byHand = float64(int32(nominalConcurrencyLimit) / handSize)
-	}
-	return uint64(math.Max(1, math.Min(byPercent, byHand)))
 }
 
 // levelMax returns the seat cap of a request of priorityLevel under limit.

@@ -177,7 +177,7 @@ func TestWatchesWithoutWatchListCostOneSeat(t *testing.T) {
 	}
 }
 
-// A priority level's seat cap (LevelMaxSeats) applies below the
+// A priority level's seat cap (Config.MaxSeats) applies below the
 // estimator's own limits.
 func TestPriorityLevelCapsSeats(t *testing.T) {
 	config := request.DefaultConfig(features.Gates{})
@@ -250,26 +250,5 @@ func TestRequestWithoutRequestInfoCostsTheMost(t *testing.T) {
 	estimate := request.NewEstimator(nil, nil, request.DefaultConfig(features.Gates{}))
 	if got := estimate(httptest.NewRequest(http.MethodGet, cms, nil), "fs", "pl"); got != (request.WorkEstimate{InitialSeats: 100}) {
 		t.Errorf("request without RequestInfo: %+v, want 100 seats", got)
-	}
-}
-
-// kube-apiserver's per-level cap: 15% of the nominal limit, at most the
-// limit over the hand size, at least 1. With the default 600 seats,
-// global-default (share 20 of 245, hand size 6) gets 49 and a cap of 8.
-func TestLevelMaxSeats(t *testing.T) {
-	for _, tc := range []struct {
-		nominal  int
-		handSize int32
-		want     uint64
-	}{
-		{49, 6, 8},   // ceil(7.35)=8, 49/6=8
-		{73, 6, 11},  // ceil(10.95)=11, 73/6=12
-		{10, 8, 1},   // ceil(1.5)=2, 10/8=1
-		{1, 8, 1},    // 0 by hand, at least 1
-		{200, 6, 30}, // ceil(30)=30, 200/6=33
-	} {
-		if got := request.LevelMaxSeats(tc.nominal, tc.handSize); got != tc.want {
-			t.Errorf("LevelMaxSeats(%d, %d) = %d, want %d", tc.nominal, tc.handSize, got, tc.want)
-		}
 	}
 }
