@@ -68,6 +68,10 @@ type Config struct {
 	// concurrency limit, at most the limit over the hand size, at least
 	// 1); 0, or a nil MaxSeats, means the limits above alone.
 	MaxSeats func(priorityLevel string) uint64
+	// ObserveWatchCount, if set, is told the interested watchers of each
+	// mutating request the estimator charges for them
+	// (apiserver_flowcontrol_watch_count_samples).
+	ObserveWatchCount func(priorityLevel, flowSchema string, watchers int)
 }
 
 // DefaultConfig returns kube-apiserver's configuration under gates.

@@ -68,7 +68,7 @@ func (e *estimator) estimate(r *http.Request, flowSchema, priorityLevel string) 
 			return e.list(r, info, priorityLevel)
 		}
 	case "create", "update", "patch", "delete":
-		return e.mutating(info, priorityLevel)
+		return e.mutating(info, flowSchema, priorityLevel)
 	}
 	return WorkEstimate{InitialSeats: e.cfg.MinimumSeats}
 }
@@ -209,7 +209,7 @@ func seatsBySize(stats storage.Stats, opts *metav1.ListOptions, fromCache, singl
 // models as each interested watcher's goroutine taking a tenth of a seat
 // for EventAdditionalDuration, reshaped into at most the level's seat cap
 // for proportionally longer.
-func (e *estimator) mutating(info *apirequest.RequestInfo, priorityLevel string) WorkEstimate {
+func (e *estimator) mutating(info *apirequest.RequestInfo, flowSchema, priorityLevel string) WorkEstimate {
 	minSeats := e.cfg.MinimumSeats
 	maxSeats := e.cfg.levelMax(priorityLevel, e.cfg.MaximumMutatingSeatsLimit)
 	if !e.cfg.MutatingWorkEstimator {
@@ -228,6 +228,9 @@ func (e *estimator) mutating(info *apirequest.RequestInfo, priorityLevel string)
 			namespace = ""
 		}
 		watchers = e.watches.InterestedWatchers(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, namespace, info.Name)
+	}
+	if e.cfg.ObserveWatchCount != nil {
+		e.cfg.ObserveWatchCount(priorityLevel, flowSchema, watchers)
 	}
 	estimate := WorkEstimate{InitialSeats: 1}
 	// Below one seat's worth of watchers the notifications are not

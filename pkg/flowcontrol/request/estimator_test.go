@@ -252,3 +252,23 @@ func TestRequestWithoutRequestInfoCostsTheMost(t *testing.T) {
 		t.Errorf("request without RequestInfo: %+v, want 100 seats", got)
 	}
 }
+
+// Each mutating request the estimator charges for its watchers is a
+// sample of apiserver_flowcontrol_watch_count_samples, labelled with its
+// level and schema; a token request, which notifies nobody, is not.
+func TestWatchCountsAreObserved(t *testing.T) {
+	type sample struct {
+		level, schema string
+		n             int
+	}
+	var got []sample
+	config := request.DefaultConfig(features.Gates{})
+	config.ObserveWatchCount = func(pl, fs string, n int) { got = append(got, sample{pl, fs, n}) }
+	estimate := request.NewEstimator(nil, watchers{configMaps, "ns", "x", 12}, config)
+	estimate(newRequest(t, http.MethodPut, cms+"/x"), "fs", "pl")
+	estimate(newRequest(t, http.MethodGet, cms+"/x"), "fs", "pl")
+	estimate(newRequest(t, http.MethodPost, "/api/v1/namespaces/ns/serviceaccounts/sa/token"), "fs", "pl")
+	if want := []sample{{"pl", "fs", 12}}; len(got) != 1 || got[0] != want[0] {
+		t.Errorf("observed %+v, want %+v", got, want)
+	}
+}
