@@ -52,7 +52,15 @@ type estimateCase struct {
 	Path   string `json:"path"`
 	// Seats is the estimate's MaxSeats.
 	Seats uint64 `json:"seats"`
+	// Watchers is how many watchers kube-apiserver found interested in
+	// a write (apiserver_flowcontrol_watch_count_samples).
+	Watchers int `json:"watchers,omitempty"`
 }
+
+// anyWatchers answers n for every object.
+type anyWatchers int
+
+func (n anyWatchers) InterestedWatchers(schema.GroupResource, string, string) int { return int(n) }
 
 const estimateRecordingFile = "testdata/estimate-oracle.json"
 
@@ -82,11 +90,11 @@ func TestEstimatesAreKubeAPIServers(t *testing.T) {
 	// nominal limit, at most the limit over the hand size, at least 1.
 	levelCap := uint64(math.Max(1, math.Min(math.Ceil(float64(rec.NominalSeats)*0.15), float64(int32(rec.NominalSeats)/rec.HandSize))))
 	config.MaxSeats = func(string) uint64 { return levelCap }
-	estimate := request.NewEstimator(c, nil, config)
 	if len(rec.Cases) < 10 {
 		t.Fatalf("the recording has %d cases", len(rec.Cases))
 	}
 	for _, tc := range rec.Cases {
+		estimate := request.NewEstimator(c, anyWatchers(tc.Watchers), config)
 		got := estimate(newRequest(t, tc.Method, tc.Path), "fs", "pl")
 		if got.MaxSeats() != tc.Seats {
 			t.Errorf("%s (%s %s): %d seats (%+v), kube-apiserver gave %d", tc.Name, tc.Method, tc.Path, got.MaxSeats(), got, tc.Seats)
@@ -281,8 +289,8 @@ func recordEstimates(t *testing.T, kubeconfig string) {
 		{Name: "list of a resource not served", Method: http.MethodGet, Path: "/apis/metrics.k8s.io/v1beta1/pods"},
 		{Name: "non-resource", Method: http.MethodGet, Path: "/version"},
 	}
-	for i := range cases {
-		c := &cases[i]
+	watchSeries := fmt.Sprintf(`apiserver_flowcontrol_watch_count_samples_sum{flow_schema=%q,priority_level=%q}`, name, name)
+	measure := func(c *estimateCase) {
 		before := metrics()
 		do(c.Method, c.Path)
 		after := metrics()
@@ -290,9 +298,47 @@ func recordEstimates(t *testing.T, kubeconfig string) {
 			t.Fatalf("%s: %v estimates recorded, want 1", c.Name, n)
 		}
 		c.Seats = uint64(value(after, fmt.Sprintf(seatsSeries, "sum")) - value(before, fmt.Sprintf(seatsSeries, "sum")))
+		c.Watchers = int(value(after, watchSeries) - value(before, watchSeries))
 		if got := snapshot(after); fmt.Sprint(got) != fmt.Sprint(rec.Stats) {
 			t.Fatalf("the oracle's counts changed during the recording: %v, then %v", rec.Stats, got)
 		}
+	}
+	for i := range cases {
+		measure(&cases[i])
+	}
+	// Writes beside watchers of the namespace's configmaps, whom the
+	// admin opens (watches hold no seats once established).
+	adminHTTP, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watchCtx, stopWatches := context.WithCancel(ctx)
+	defer stopWatches()
+	open := func(n int) {
+		for range n {
+			req, err := http.NewRequestWithContext(watchCtx, http.MethodGet, cfg.Host+cms+"?watch=true&resourceVersion="+rv, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := adminHTTP.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() { _, _ = io.Copy(io.Discard, resp.Body); resp.Body.Close() }()
+		}
+	}
+	for _, step := range []struct {
+		more int
+		c    estimateCase
+	}{
+		{25, estimateCase{Name: "create beside 25 watchers", Method: http.MethodPost, Path: cms}},
+		{0, estimateCase{Name: "delete beside 25 watchers", Method: http.MethodDelete, Path: cms + "/cm-0002"}},
+		{35, estimateCase{Name: "create beside 60 watchers", Method: http.MethodPost, Path: cms}},
+	} {
+		open(step.more)
+		c := step.c
+		measure(&c)
+		cases = append(cases, c)
 	}
 	rec.Cases = cases
 	out, err := json.MarshalIndent(rec, "", "  ")
