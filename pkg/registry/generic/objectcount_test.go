@@ -8,10 +8,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapi-dev/kapi/pkg/registry/core/configmap"
+	"github.com/kapi-dev/kapi/pkg/registry/core/event"
 	"github.com/kapi-dev/kapi/pkg/registry/generic"
 	"github.com/kapi-dev/kapi/pkg/storage"
 	"github.com/kapi-dev/kapi/pkg/storage/objectcount"
@@ -93,5 +95,33 @@ func TestWatchCachesCountInterestedWatchersByResource(t *testing.T) {
 	destroys[0]()
 	if got := caches.InterestedWatchers(gr, "default", "a"); got != 1 {
 		t.Errorf("after one cache is destroyed: %d, want 1", got)
+	}
+}
+
+// events.k8s.io's events are core's objects, counted once as core
+// events, as kube-apiserver counts them.
+func TestEventsServedByEventsK8sIOAreCountedAsCoreEvents(t *testing.T) {
+	opts := restOptions(t)
+	tracker := objectcount.New(objectcount.Options{})
+	opts.ObjectCounts = tracker
+	runCtx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go tracker.Run(runCtx)
+	if _, err := event.NewStorage(opts, eventsv1.SchemeGroupVersion); err != nil {
+		t.Fatal(err)
+	}
+	core := schema.GroupResource{Resource: "events"}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := tracker.Get(core); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("core events were not counted")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := tracker.Get(schema.GroupResource{Group: "events.k8s.io", Resource: "events"}); !errors.Is(err, objectcount.ErrUnknown) {
+		t.Errorf("events.k8s.io events: err = %v, want ErrUnknown", err)
 	}
 }

@@ -67,7 +67,11 @@ func (o RESTOptions) Complete(store *Store, hub schema.GroupVersion) error {
 	// first use, and some resources have none.
 	stopCounting := func() {}
 	if o.ObjectCounts != nil {
-		stopCounting = o.ObjectCounts.Track(store.DefaultQualifiedResource, s, store.KeyPrefix)
+		counted := store.CountedResource
+		if counted.Empty() {
+			counted = store.DefaultQualifiedResource
+		}
+		stopCounting = o.ObjectCounts.Track(counted, s, store.KeyPrefix)
 	}
 	if o.Decorator != nil {
 		var destroy func()
