@@ -57,7 +57,7 @@ type Tracker struct {
 	// round.
 	kick chan struct{}
 
-	mu        sync.Mutex
+	mu        sync.RWMutex
 	resources map[schema.GroupResource]*resource
 }
 
@@ -161,8 +161,8 @@ func (t *Tracker) Track(gr schema.GroupResource, s storage.Interface, key string
 // Get returns the last stats of gr: ErrUnknown if it has none, ErrStale
 // (with the stats) if they are older than StaleAfter.
 func (t *Tracker) Get(gr schema.GroupResource) (storage.Stats, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	r := t.resources[gr]
 	if r == nil || r.updated.IsZero() {
 		return storage.Stats{}, ErrUnknown
@@ -247,8 +247,8 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
-	c.t.mu.Lock()
-	defer c.t.mu.Unlock()
+	c.t.mu.RLock()
+	defer c.t.mu.RUnlock()
 	for gr, r := range c.t.resources {
 		if !r.failed && r.updated.IsZero() {
 			continue
