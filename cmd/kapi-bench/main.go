@@ -16,6 +16,9 @@
 //	                             installed, custom resource throughput
 //	kapi-bench [flags] admission pod creates through admission: the
 //	                             server's plugins, webhooks, policies
+//	kapi-bench [flags] apf       API priority and fairness: get and create
+//	                             throughput, a well-behaved user's latency
+//	                             during another user's flood
 //	kapi-bench [flags] all       startup, then api against a kapi it starts
 //
 // api, watch and biglist measure the server of --kubeconfig or, without
@@ -54,10 +57,11 @@ type options struct {
 	biglist    biglistOptions
 	crd        crdOptions
 	admission  admissionOptions
+	apf        apfOptions
 	keepWork   bool
 }
 
-const usageText = `Usage: kapi-bench [flags] startup|api|watch|biglist|crd|admission|all
+const usageText = `Usage: kapi-bench [flags] startup|api|watch|biglist|crd|admission|apf|all
 
   startup  start --kapi-binary --repeat times on a fresh data dir and once on an
            existing one: time to /readyz, idle RSS, SIGTERM shutdown time
@@ -76,9 +80,14 @@ const usageText = `Usage: kapi-bench [flags] startup|api|watch|biglist|crd|admis
   admission create --pods pods with --c workers in each run's namespace, through
            the server's admission plugins and --webhooks validating webhooks
            served by the bench, or --policies ValidatingAdmissionPolicies
+  apf      create and get --n configmaps as in api, then a well-behaved user's gets
+           at --steady-rate, alone and beside a flood of --flood-c workers of
+           another user, each user in a FlowSchema and priority level of its own:
+           the well-behaved user's p50/p99 and the flood's 429s (run against a
+           server with and without --enable-priority-and-fairness)
   all      startup, then api against a fresh kapi started from --kapi-binary
 
-api, watch, biglist and admission run against --kubeconfig, or, without it, against a
+api, watch, biglist, admission and apf run against --kubeconfig, or, without it, against a
 fresh kapi they start from --kapi-binary (and restart, for biglist).
 
 Output: "key value" lines and "#" comments on stdout; progress on stderr.
@@ -137,6 +146,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.DurationVar(&b.interval, "rss-interval", 5*time.Millisecond, "biglist: interval between samples of the server's VmRSS")
 	addCRDFlags(fs, &o.crd)
 	addAdmissionFlags(fs, &o.admission)
+	addAPFFlags(fs, &o.apf)
 	settle := fs.Duration("settle", 2*time.Second, "watch, biglist: pause before each fan-out and each big list, for the server to finish earlier work")
 
 	if err := fs.Parse(args); err != nil {
@@ -144,7 +154,7 @@ func parseFlags(args []string) (*options, error) {
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return nil, errors.New("exactly one mode is needed: startup, api, watch, biglist, crd, admission or all")
+		return nil, errors.New("exactly one mode is needed: startup, api, watch, biglist, crd, admission, apf or all")
 	}
 	o.mode = fs.Arg(0)
 	s.repeat, a.repeat = *repeat, *repeat
@@ -156,7 +166,7 @@ func parseFlags(args []string) (*options, error) {
 		if s.binary == "" {
 			return nil, fmt.Errorf("%s needs --kapi-binary", o.mode)
 		}
-	case "api", "watch", "biglist", "admission":
+	case "api", "watch", "biglist", "admission", "apf":
 		if a.kubeconfig == "" && s.binary == "" {
 			return nil, fmt.Errorf("%s needs --kubeconfig, or --kapi-binary to start a kapi of its own", o.mode)
 		}
@@ -243,7 +253,7 @@ func main() {
 
 // run dispatches to the suites of o.mode.
 func run(ctx context.Context, o *options, p *printer) error {
-	serverMode := o.mode == "api" || o.mode == "watch" || o.mode == "biglist" || o.mode == "admission"
+	serverMode := o.mode == "api" || o.mode == "watch" || o.mode == "biglist" || o.mode == "admission" || o.mode == "apf"
 	if serverMode && o.api.kubeconfig != "" {
 		return runServerSuite(ctx, o, p)
 	}
@@ -287,6 +297,8 @@ func runServerSuite(ctx context.Context, o *options, p *printer) error {
 		return runBiglist(ctx, o.api, o.biglist, p)
 	case "admission":
 		return runAdmission(ctx, o.api, o.admission, p)
+	case "apf":
+		return runAPF(ctx, o.api, o.apf, p)
 	default:
 		return runAPI(ctx, o.api, p)
 	}

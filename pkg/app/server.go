@@ -51,6 +51,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/server/healthz"
 	"github.com/kapi-dev/kapi/pkg/storage/embedded"
 	"github.com/kapi-dev/kapi/pkg/storage/etcd3"
+	"github.com/kapi-dev/kapi/pkg/storage/objectcount"
 	"github.com/kapi-dev/kapi/pkg/storage/storagebackend"
 	"github.com/kapi-dev/kapi/pkg/storage/value"
 	"github.com/kapi-dev/kapi/pkg/version"
@@ -249,7 +250,15 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	if encryptionAtRest != nil {
 		storageBackend.Transformers = encryptionAtRest
 	}
+	// Every resource's objects are counted once a minute, for the work
+	// estimator of priority and fairness and apiserver_resource_objects.
+	objectCounts := objectcount.New(objectcount.Options{Logger: log.With("component", "object-counts")})
+	metricsRegistry.MustRegister(objectCounts.Collector())
+	countCtx, stopCounting := context.WithCancel(context.Background())
+	s.closers = append(s.closers, func() error { stopCounting(); return nil })
+	go objectCounts.Run(countCtx)
 	restOptions := generic.RESTOptions{
+		ObjectCounts:   objectCounts,
 		StorageFactory: storageBackend,
 		// A resource's watch cache is made when it is first listed or
 		// watched: most of the seventy built-in resources and of the

@@ -105,3 +105,23 @@ type ListOptions struct {
 	// with a bookmark annotated k8s.io/initial-events-end.
 	SendInitialEvents *bool
 }
+
+// Stats is what a storage knows of the objects of one resource, for
+// estimating what a list of it costs (API priority and fairness).
+type Stats struct {
+	// ObjectCount is how many objects are stored.
+	ObjectCount int64
+	// EstimatedAverageObjectSizeBytes is the average size of their stored
+	// values, 0 when unknown. An estimate: it need not be exact nor
+	// consistent with ObjectCount.
+	EstimatedAverageObjectSizeBytes int64
+}
+
+// StatsReader is implemented by storages that can count the objects of a
+// resource (the etcd3 store). It is called periodically, off the request
+// path, by the object count tracker.
+type StatsReader interface {
+	// Stats returns the stats of the objects below key (a prefix, as in
+	// a recursive list), such as "/configmaps".
+	Stats(ctx context.Context, key string) (Stats, error)
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 	"github.com/kapi-dev/kapi/pkg/storage"
+	"github.com/kapi-dev/kapi/pkg/storage/objectcount"
 )
 
 // StorageFactory makes the storage of one resource: its keys live below
@@ -44,6 +45,9 @@ type RESTOptions struct {
 	Decorator StorageDecorator
 	// TableConvertor renders the built-in kinds as tables.
 	TableConvertor rest.TableConvertor
+	// ObjectCounts, if set, counts the objects of every Store's resource
+	// (for API priority and fairness and apiserver_resource_objects).
+	ObjectCounts *objectcount.Tracker
 }
 
 // Complete gives store its storage, from the store's resource and the
@@ -59,6 +63,16 @@ func (o RESTOptions) Complete(store *Store, hub schema.GroupVersion) error {
 	if err != nil {
 		return err
 	}
+	// Counted in etcd, below the decoration: a watch cache is made on
+	// first use, and some resources have none.
+	stopCounting := func() {}
+	if o.ObjectCounts != nil {
+		counted := store.CountedResource
+		if counted.Empty() {
+			counted = store.DefaultQualifiedResource
+		}
+		stopCounting = o.ObjectCounts.Track(counted, s, store.KeyPrefix)
+	}
 	if o.Decorator != nil {
 		var destroy func()
 		s, destroy, err = o.Decorator(s, ResourceStorageConfig{
@@ -70,9 +84,16 @@ func (o RESTOptions) Complete(store *Store, hub schema.GroupVersion) error {
 			IndexedFields: store.IndexedFields,
 		})
 		if err != nil {
+			stopCounting()
 			return err
 		}
-		store.DestroyFunc = destroy
+		store.DestroyFunc = func() { stopCounting(); destroy() }
+	} else if o.ObjectCounts != nil {
+		if prev := store.DestroyFunc; prev != nil {
+			store.DestroyFunc = func() { stopCounting(); prev() }
+		} else {
+			store.DestroyFunc = stopCounting
+		}
 	}
 	store.Storage = s
 	return nil

@@ -39,6 +39,12 @@ type Store struct {
 	DefaultQualifiedResource schema.GroupResource
 	// SingularQualifiedResource is the singular name, for discovery.
 	SingularQualifiedResource schema.GroupResource
+	// CountedResource, if set, is the resource the objects are counted
+	// as (RESTOptions.ObjectCounts) when another resource's store keeps
+	// the same objects: events.k8s.io's events are core's, counted once
+	// as core events, as in kube-apiserver. Zero means
+	// DefaultQualifiedResource.
+	CountedResource schema.GroupResource
 
 	// StorageVersionKind, if set, is the kind objects are stored as when
 	// the store serves another version (custom resources).

@@ -45,11 +45,14 @@ type WatchCaches struct {
 
 	mu      sync.Mutex
 	cachers []*cacher.Cacher
+	// byResource are the caches of each resource: a custom resource
+	// served in several versions has one per version.
+	byResource map[schema.GroupResource][]*cacher.Cacher
 }
 
 // NewWatchCaches returns the watch caches that cfg asks for.
 func NewWatchCaches(cfg WatchCacheConfig) *WatchCaches {
-	return &WatchCaches{cfg: cfg}
+	return &WatchCaches{cfg: cfg, byResource: map[schema.GroupResource][]*cacher.Cacher{}}
 }
 
 // size returns the cache size of a resource; 0 means no cache.
@@ -85,12 +88,19 @@ func (w *WatchCaches) Decorate(s storage.Interface, res ResourceStorageConfig) (
 	}
 	w.mu.Lock()
 	w.cachers = append(w.cachers, c)
+	w.byResource[res.Resource] = append(w.byResource[res.Resource], c)
 	w.mu.Unlock()
 	// A cache destroyed before the server stops (that of a deleted CRD)
 	// is forgotten, so that CRD churn does not accumulate stopped caches.
 	destroy := func() {
 		w.mu.Lock()
-		w.cachers = slices.DeleteFunc(w.cachers, func(o *cacher.Cacher) bool { return o == c })
+		isC := func(o *cacher.Cacher) bool { return o == c }
+		w.cachers = slices.DeleteFunc(w.cachers, isC)
+		if rest := slices.DeleteFunc(w.byResource[res.Resource], isC); len(rest) > 0 {
+			w.byResource[res.Resource] = rest
+		} else {
+			delete(w.byResource, res.Resource)
+		}
 		w.mu.Unlock()
 		c.Stop()
 	}
@@ -103,8 +113,25 @@ func (w *WatchCaches) Stop() {
 	w.mu.Lock()
 	cachers := w.cachers
 	w.cachers = nil
+	w.byResource = map[schema.GroupResource][]*cacher.Cacher{}
 	w.mu.Unlock()
 	for _, c := range cachers {
 		c.Stop()
 	}
+}
+
+// InterestedWatchers returns how many watchers of resource a write of
+// the object name in namespace reaches (see cacher.InterestedWatchers):
+// what API priority and fairness charges a mutating request for its watch
+// notifications. Watchers of a resource without a cache (events, or one
+// not listed nor watched since the server started) are not counted; a
+// resource without a cache has few.
+func (w *WatchCaches) InterestedWatchers(resource schema.GroupResource, namespace, name string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, c := range w.byResource[resource] {
+		n += c.InterestedWatchers(namespace, name)
+	}
+	return n
 }

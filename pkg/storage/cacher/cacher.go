@@ -245,6 +245,10 @@ type Cacher struct {
 	// watchers are the live watchers.
 	watchers watcherSet
 	nextID   int64
+	// watchCounts counts the watchers by what they watch, for
+	// InterestedWatchers; it has a lock of its own, so that reading it
+	// never waits for the reflector.
+	watchCounts watchCounts
 
 	// Counters of what was served how, for tests and metrics; atomic, so
 	// that counting a read takes no lock.
@@ -323,6 +327,7 @@ func New(cfg Config) (*Cacher, error) {
 		window:   newRing(cfg.Capacity, cfg.MaxCapacity),
 		watchers: newWatcherSet(),
 	}
+	c.watchCounts.init(prefix)
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); c.reflect() }()
@@ -552,7 +557,9 @@ func (c *Cacher) register(ctx context.Context, key string, opts storage.ListOpti
 	c.nextID++
 	w.id = c.nextID
 	w.indexField, w.indexValue, _ = indexFor(w, c.cfg.IndexedFields)
+	w.counted = c.watchCounts.scopeOf(w)
 	c.watchers.add(w)
+	c.watchCounts.add(w, 1)
 	go w.run(ctx)
 	return w, nil
 }

@@ -44,18 +44,23 @@ func (s *watcherSet) add(w *cacheWatcher) {
 	ws[w.id] = w
 }
 
-func (s *watcherSet) remove(w *cacheWatcher) {
+// remove removes w and says whether it was there.
+func (s *watcherSet) remove(w *cacheWatcher) bool {
 	if w.indexField == "" {
+		_, ok := s.unindexed[w.id]
 		delete(s.unindexed, w.id)
-		return
+		return ok
 	}
 	byValue := s.byValue[w.indexField]
-	if ws := byValue[w.indexValue]; ws != nil {
-		delete(ws, w.id)
-		if len(ws) == 0 {
-			delete(byValue, w.indexValue)
-		}
+	ws := byValue[w.indexValue]
+	if _, ok := ws[w.id]; !ok {
+		return false
 	}
+	delete(ws, w.id)
+	if len(ws) == 0 {
+		delete(byValue, w.indexValue)
+	}
+	return true
 }
 
 // each calls fn with every watcher.

@@ -284,12 +284,16 @@ func (c *Cacher) wakeLocked() {
 // terminateLocked ends watcher w: it is removed at once, and its goroutine
 // closes its result channel, after an ERROR event if exp is set.
 func (c *Cacher) terminateLocked(w *cacheWatcher, exp *expiry) {
-	c.watchers.remove(w)
+	if c.watchers.remove(w) {
+		c.watchCounts.add(w, -1)
+	}
 	w.terminate(exp)
 }
 
 func (c *Cacher) removeWatcher(w *cacheWatcher) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.watchers.remove(w)
+	if c.watchers.remove(w) {
+		c.watchCounts.add(w, -1)
+	}
 }

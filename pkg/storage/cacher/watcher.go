@@ -29,6 +29,8 @@ type cacheWatcher struct {
 	// predicate pins and its value: the watcher only gets events of
 	// objects that have or had that value.
 	indexField, indexValue string
+	// counted is what the watcher counts as in watchCounts.
+	counted watchScope
 
 	// Set at registration, under the Cacher's lock, before run starts.
 	//

@@ -122,12 +122,16 @@ func NewStorage(opts generic.RESTOptions, servedAs schema.GroupVersion) (*Storag
 		// events.events.k8s.io through events.k8s.io/v1.
 		DefaultQualifiedResource:  servedAs.WithResource("events").GroupResource(),
 		SingularQualifiedResource: servedAs.WithResource("event").GroupResource(),
-		KeyPrefix:                 "/events",
-		FieldsFunc:                selectable,
-		CreateStrategy:            Strategy,
-		UpdateStrategy:            Strategy,
-		DeleteStrategy:            Strategy,
-		ShortNamesList:            []string{"ev"},
+		// Counted once, as core's (apiserver_resource_objects has no
+		// events.k8s.io series; lists of events.k8s.io events cost the
+		// minimum seats, as in kube-apiserver).
+		CountedResource: schema.GroupResource{Resource: "events"},
+		KeyPrefix:       "/events",
+		FieldsFunc:      selectable,
+		CreateStrategy:  Strategy,
+		UpdateStrategy:  Strategy,
+		DeleteStrategy:  Strategy,
+		ShortNamesList:  []string{"ev"},
 	}
 	if err := opts.Complete(s, corev1.SchemeGroupVersion); err != nil {
 		return nil, err
