@@ -10,6 +10,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/flowcontrol"
 	fcmetrics "github.com/kapi-dev/kapi/pkg/flowcontrol/metrics"
+	fcrequest "github.com/kapi-dev/kapi/pkg/flowcontrol/request"
 	"github.com/kapi-dev/kapi/pkg/metrics"
 	"github.com/kapi-dev/kapi/pkg/server"
 )
@@ -22,17 +23,26 @@ import (
 // reads the configuration through the shared informers and starts in
 // kube-apiserver's priority-and-fairness-filter post-start hook; its
 // dumps are served under /debug/api_priority_and_fairness/.
-func buildFlowControl(c *Config, aggregator *server.GenericAPIServer, disc *discovery.Registry, informers *client.Informers, reg *metrics.Registry, log *slog.Logger) *flowcontrol.Controller {
+//
+// Each request's seats are estimated from the objects a list reads
+// (objectCounts) and the watchers a write notifies (watchCounts).
+func buildFlowControl(c *Config, aggregator *server.GenericAPIServer, disc *discovery.Registry, informers *client.Informers, objectCounts fcrequest.ObjectCounts, watchCounts fcrequest.WatchCounts, reg *metrics.Registry, log *slog.Logger) flowControl {
 	if !c.EnablePriorityAndFairness || !disc.HasResource(flowcontrolv1.GroupName, "flowschemas") {
-		return nil
+		return flowControl{}
 	}
+	m := fcmetrics.New(reg, time.Now)
 	fc := flowcontrol.New(flowcontrol.Config{
 		ServerConcurrencyLimit: c.MaxRequestsInflight + c.MaxMutatingRequestsInflight,
 		FlowSchemas:            client.InformerFor[*flowcontrolv1.FlowSchema, *flowcontrolv1.FlowSchemaList](informers, "flowschemas"),
 		PriorityLevels:         client.InformerFor[*flowcontrolv1.PriorityLevelConfiguration, *flowcontrolv1.PriorityLevelConfigurationList](informers, "prioritylevelconfigurations"),
-		Metrics:                fcmetrics.New(reg, time.Now),
+		Metrics:                m,
 		Logger:                 log.With("component", "priority-and-fairness"),
 	})
+	estimates := fcrequest.DefaultConfig(c.FeatureGates)
+	// A queuing level's requests never take more seats than the level
+	// may use at once.
+	estimates.MaxSeats = fc.MaxSeats
+	estimates.ObserveWatchCount = m.ObserveWatchCount
 	aggregator.AddPostStartHook("priority-and-fairness-filter", func(ctx server.PostStartHookContext) error {
 		go func() {
 			if err := fc.Run(ctx.Context); err != nil && ctx.Err() == nil {
@@ -44,5 +54,12 @@ func buildFlowControl(c *Config, aggregator *server.GenericAPIServer, disc *disc
 	for path, h := range fc.DebugHandlers() {
 		aggregator.Handle(path, h)
 	}
-	return fc
+	return flowControl{controller: fc, estimate: fcrequest.NewEstimator(objectCounts, watchCounts, estimates)}
+}
+
+// flowControl is API priority and fairness as the filter chain takes it;
+// the zero value is the max-in-flight limits.
+type flowControl struct {
+	controller *flowcontrol.Controller
+	estimate   fcrequest.Estimator
 }

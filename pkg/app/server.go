@@ -368,7 +368,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		})
 		return nil
 	})
-	flowControl := buildFlowControl(c, aggregator, disc, sharedInformers, metricsRegistry, log)
+	flowControl := buildFlowControl(c, aggregator, disc, sharedInformers, objectCounts, watchCaches, metricsRegistry, log)
 	installSystemEndpoints(aggregator, metricsRegistry, c.Profiling, net.JoinHostPort(public.String(), strconv.Itoa(port)))
 	aggregator.Handle("/openapi/", openAPIService)
 	installIssuerDiscovery(aggregator, saTokens)

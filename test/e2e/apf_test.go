@@ -342,3 +342,76 @@ func TestPriorityAndFairnessCanBeTurnedOff(t *testing.T) {
 		t.Errorf("/readyz lists the priority and fairness filter's hook:\n%s", a.body)
 	}
 }
+
+// TestAWriteCostsTheWatchersItNotifies checks that priority and fairness
+// estimates requests' work rather than counting one seat each: a create
+// that 25 watchers will hear of costs kube-apiserver 1.37.1 three seats
+// (one per ten watchers, after the response; the estimator's recorded
+// cases), and so it costs kapi, as apiserver_flowcontrol_work_estimated_seats
+// shows for the writer's flow schema.
+func TestAWriteCostsTheWatchersItNotifies(t *testing.T) {
+	s := startKapi(t)
+	admin := clientset(t, s.ClientConfig)
+	ctx := context.Background()
+	const ns, user = "apf-fanout", "writer"
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A watch is registered with the watch cache before its response
+	// starts, which is when Watch returns.
+	for i := range 25 {
+		w, err := admin.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatalf("watch %d: %v", i, err)
+		}
+		defer w.Stop()
+	}
+	writer := newAPFClient(t, s.ClientConfig, user)
+	seatsOf := func(schemaUID string) float64 {
+		t.Helper()
+		schemas, err := admin.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := ""
+		for _, fs := range schemas.Items {
+			if string(fs.UID) == schemaUID {
+				name = fs.Name
+			}
+		}
+		body, err := admin.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		for _, line := range strings.Split(string(body), "\n") {
+			if strings.HasPrefix(line, "apiserver_flowcontrol_work_estimated_seats_sum{") && strings.Contains(line, `flow_schema="`+name+`"`) {
+				var v float64
+				fmt.Sscan(line[strings.LastIndex(line, " ")+1:], &v)
+				sum += v
+			}
+		}
+		return sum
+	}
+	create := func(name string) apfAnswer {
+		return writer.do(t, ctx, "POST", "/api/v1/namespaces/"+ns+"/configmaps", []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+name+`"}}`))
+	}
+	first := create("first")
+	if first.code != http.StatusCreated || first.flowSchema == "" {
+		t.Fatalf("create: %d, classified %q: %s", first.code, first.flowSchema, first.body)
+	}
+	before := seatsOf(first.flowSchema)
+	if a := create("second"); a.code != http.StatusCreated || a.flowSchema != first.flowSchema {
+		t.Fatalf("create: %d, classified %q: %s", a.code, a.flowSchema, a.body)
+	}
+	if got := seatsOf(first.flowSchema) - before; got != 3 {
+		t.Errorf("a create heard by 25 watchers was estimated at %v seats, want kube-apiserver's 3", got)
+	}
+}

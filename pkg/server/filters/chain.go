@@ -10,6 +10,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/flowcontrol"
+	fcrequest "github.com/kapi-dev/kapi/pkg/flowcontrol/request"
 	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
@@ -32,7 +33,7 @@ type ChainConfig struct {
 	// WorkEstimator gives its requests' seats, and RequestWaitLimit is
 	// how long a request without a deadline may wait in a queue.
 	FlowControl      *flowcontrol.Controller
-	WorkEstimator    WorkEstimator
+	WorkEstimator    fcrequest.Estimator
 	RequestWaitLimit time.Duration
 	// RequestTimeout is the timeout of requests that give none.
 	RequestTimeout time.Duration

@@ -16,11 +16,6 @@ import (
 	"github.com/kapi-dev/kapi/pkg/metrics"
 )
 
-// WorkEstimator gives the work of a request classified into flowSchema
-// and priorityLevel: the seats it occupies and for how long after it
-// returns (see pkg/flowcontrol/request).
-type WorkEstimator func(r *http.Request, flowSchema, priorityLevel string) fcrequest.WorkEstimate
-
 // maxQueueWait bounds the time any request waits in a queue.
 const maxQueueWait = time.Minute
 
@@ -53,7 +48,7 @@ const maxQueueWait = time.Minute
 //
 // The filter needs the user, so it goes after WithAuthentication and
 // WithImpersonation: classification is by the impersonated user.
-func WithPriorityAndFairness(handler http.Handler, fc *flowcontrol.Controller, estimate WorkEstimator, longRunning request.LongRunningCheck, defaultWait time.Duration, m *metrics.Registry) http.Handler {
+func WithPriorityAndFairness(handler http.Handler, fc *flowcontrol.Controller, estimate fcrequest.Estimator, longRunning request.LongRunningCheck, defaultWait time.Duration, m *metrics.Registry) http.Handler {
 	if fc == nil {
 		return handler
 	}
@@ -63,7 +58,7 @@ func WithPriorityAndFairness(handler http.Handler, fc *flowcontrol.Controller, e
 type priorityAndFairness struct {
 	handler     http.Handler
 	fc          *flowcontrol.Controller
-	estimate    WorkEstimator
+	estimate    fcrequest.Estimator
 	longRunning request.LongRunningCheck
 	defaultWait time.Duration
 	metrics     *metrics.Registry
