@@ -35,7 +35,7 @@ type comparableAPIService struct {
 	Conditions []apiregistrationv1.APIServiceCondition
 }
 
-func comparable(as *apiregistrationv1.APIService) comparableAPIService {
+func comparableOf(as *apiregistrationv1.APIService) comparableAPIService {
 	out := comparableAPIService{Labels: as.Labels, Spec: as.Spec}
 	for _, c := range as.Status.Conditions {
 		c.LastTransitionTime = metav1.Time{}
@@ -88,7 +88,7 @@ func TestBootstrapAPIServicesMatchKubeAPIServer(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if diff := cmp.Diff(comparable(w), comparable(g)); diff != "" {
+		if diff := cmp.Diff(comparableOf(w), comparableOf(g)); diff != "" {
 			t.Errorf("%s differs from kube-apiserver's (-kube-apiserver +kapi):\n%s", w.Name, diff)
 		}
 		if diff := cmp.Diff(compactManagedFields(t, wantManaged[w.Name]), compactManagedFields(t, g.ManagedFields)); diff != "" {
@@ -130,8 +130,8 @@ func TestCRDAPIServicesFollowTheCRD(t *testing.T) {
 		Conditions: []apiregistrationv1.APIServiceCondition{{Type: apiregistrationv1.Available, Status: apiregistrationv1.ConditionTrue,
 			Reason: "Local", Message: "Local APIServices are always available"}},
 	}
-	first := eventually(t, apiServices, "v1.apisvc.example.com", func(as *apiregistrationv1.APIService) bool {
-		return as != nil && cmp.Equal(comparable(as), want)
+	first := eventuallyAPIService(t, apiServices, "v1.apisvc.example.com", func(as *apiregistrationv1.APIService) bool {
+		return as != nil && cmp.Equal(comparableOf(as), want)
 	})
 	if _, err := apiServices.Get(ctx, "v2.apisvc.example.com", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the unserved v2: %v, want no APIService", err)
@@ -140,20 +140,20 @@ func TestCRDAPIServicesFollowTheCRD(t *testing.T) {
 	if _, err := apiServices.Patch(ctx, first.Name, types.MergePatchType, []byte(`{"spec":{"versionPriority":7}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, apiServices, first.Name, func(as *apiregistrationv1.APIService) bool {
+	eventuallyAPIService(t, apiServices, first.Name, func(as *apiregistrationv1.APIService) bool {
 		return as != nil && as.Spec.VersionPriority == 100
 	})
 	if err := apiServices.Delete(ctx, first.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, apiServices, first.Name, func(as *apiregistrationv1.APIService) bool {
+	eventuallyAPIService(t, apiServices, first.Name, func(as *apiregistrationv1.APIService) bool {
 		return as != nil && as.UID != first.UID
 	})
 
 	if err := crds.Delete(ctx, crd.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, apiServices, first.Name, func(as *apiregistrationv1.APIService) bool { return as == nil })
+	eventuallyAPIService(t, apiServices, first.Name, func(as *apiregistrationv1.APIService) bool { return as == nil })
 }
 
 // compactManagedFields leaves out the times of entries and the spaces of
@@ -184,9 +184,22 @@ func apiServicesClient(t *testing.T, s *testserver.Server) apiServiceClient {
 	return client.For[*apiregistrationv1.APIService, *apiregistrationv1.APIServiceList](clients, "apiservices", "")
 }
 
-// eventually polls the APIService named name (nil when there is none)
+// getAPIService returns the APIService named name, nil if there is none.
+func getAPIService(t *testing.T, c apiServiceClient, name string) *apiregistrationv1.APIService {
+	t.Helper()
+	as, err := c.Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as
+}
+
+// eventuallyAPIService polls the APIService named name (nil when there is none)
 // until ok, for at most a minute, and returns it.
-func eventually(t *testing.T, c apiServiceClient, name string, ok func(*apiregistrationv1.APIService) bool) *apiregistrationv1.APIService {
+func eventuallyAPIService(t *testing.T, c apiServiceClient, name string, ok func(*apiregistrationv1.APIService) bool) *apiregistrationv1.APIService {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -205,4 +218,59 @@ func eventually(t *testing.T, c apiServiceClient, name string, ok func(*apiregis
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// A built-in group version's APIService (automanaged=onstart) is the
+// user's to change or delete until the next start, which puts its spec
+// back (the rest kept) and creates it again; an onstart APIService no
+// group version wants is deleted at that start, and one without the
+// label is never touched, as on kube-apiserver 1.37.1 (checked on a
+// private oracle restarted on its data).
+func TestOnStartAPIServicesArePutRightAtTheNextStart(t *testing.T) {
+	dir := t.TempDir()
+	s1 := testserver.Start(t, testserver.Options{DataDir: dir})
+	apiServices := apiServicesClient(t, s1)
+	ctx := context.Background()
+	patch := func(name, body string) {
+		t.Helper()
+		if _, err := apiServices.Patch(ctx, name, types.MergePatchType, []byte(body), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patch("v1.apps", `{"spec":{"versionPriority":7},"metadata":{"labels":{"mine":"x"}}}`)
+	patch("v1.policy", `{"spec":{"versionPriority":3},"metadata":{"labels":{"kube-aggregator.kubernetes.io/automanaged":null}}}`)
+	if err := apiServices.Delete(ctx, "v1.batch", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := apiServices.Create(ctx, &apiregistrationv1.APIService{
+		ObjectMeta: metav1.ObjectMeta{Name: "v1.late.example.com", Labels: map[string]string{"kube-aggregator.kubernetes.io/automanaged": "onstart"}},
+		Spec:       apiregistrationv1.APIServiceSpec{Group: "late.example.com", Version: "v1", GroupPriorityMinimum: 100, VersionPriority: 10},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Until the next start, what the user did stays.
+	if as := getAPIService(t, apiServices, "v1.apps"); as == nil || as.Spec.VersionPriority != 7 {
+		t.Errorf("v1.apps was put back before the next start: %+v", as.Spec)
+	}
+	if as := getAPIService(t, apiServices, "v1.batch"); as != nil {
+		t.Errorf("v1.batch was created again before the next start")
+	}
+	if err := s1.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	s2 := testserver.Start(t, testserver.Options{DataDir: dir, Address: s1.Address})
+	apiServices = apiServicesClient(t, s2)
+	// Ready means registered (autoregister-completion).
+	apps := getAPIService(t, apiServices, "v1.apps")
+	if apps == nil || apps.Spec.VersionPriority != 15 || apps.Labels["mine"] != "x" {
+		t.Errorf("v1.apps at the next start: %+v, want priority 15 and the user's label kept", apps)
+	}
+	if batch := getAPIService(t, apiServices, "v1.batch"); batch == nil || batch.Spec.VersionPriority != 15 {
+		t.Errorf("v1.batch at the next start: %+v, want it created again", batch)
+	}
+	if policy := getAPIService(t, apiServices, "v1.policy"); policy == nil || policy.Spec.VersionPriority != 3 {
+		t.Errorf("v1.policy, without the label, at the next start: %+v, want it left alone", policy)
+	}
+	eventuallyAPIService(t, apiServices, "v1.late.example.com", func(as *apiregistrationv1.APIService) bool { return as == nil })
 }
