@@ -37,10 +37,13 @@ import (
 const GroupPriority = 18000
 
 // The post-start hooks of the aggregator, with kube-apiserver's names:
-// InformersHook starts the APIService informer, AutoregistrationHook the
+// InformersHook starts the APIService informer, RegistrationHook waits
+// until the group versions of the APIServices stored at start are served
+// (remote ones through Config.Remote), AutoregistrationHook starts the
 // controller of the local APIServices.
 const (
 	InformersHook        = "start-kube-aggregator-informers"
+	RegistrationHook     = "apiservice-registration-controller"
 	AutoregistrationHook = "kube-apiserver-autoregistration"
 )
 
@@ -156,26 +159,33 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		remote:           cfg.Remote,
 		remoteGVs:        map[string]schema.GroupVersion{},
 	}
-	if s.remote != nil {
-		if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { s.apiServiceChanged(obj.(*apiregistrationv1.APIService)) },
-			UpdateFunc: func(_, obj any) { s.apiServiceChanged(obj.(*apiregistrationv1.APIService)) },
-			DeleteFunc: func(obj any) {
-				if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-					obj = tomb.Obj
-				}
-				if as, ok := obj.(*apiregistrationv1.APIService); ok {
-					s.apiServiceRemoved(as.Name)
-				}
-			},
-		}); err != nil {
-			return nil, fmt.Errorf("apiservice informer: %w", err)
-		}
+	// The group versions of remote APIServices are served through Remote;
+	// a ready server serves those stored when it started.
+	registration, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { s.apiServiceChanged(obj.(*apiregistrationv1.APIService)) },
+		UpdateFunc: func(_, obj any) { s.apiServiceChanged(obj.(*apiregistrationv1.APIService)) },
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if as, ok := obj.(*apiregistrationv1.APIService); ok {
+				s.apiServiceRemoved(as.Name)
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("apiservice informer: %w", err)
 	}
 	gs.AddPostStartHook(InformersHook, func(ctx server.PostStartHookContext) error {
 		go informer.RunWithContext(ctx)
 		if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) && ctx.Err() == nil {
 			return fmt.Errorf("the APIService informer did not sync")
+		}
+		return nil
+	})
+	gs.AddPostStartHook(RegistrationHook, func(ctx server.PostStartHookContext) error {
+		if !cache.WaitForCacheSync(ctx.Done(), registration.HasSynced) && ctx.Err() == nil {
+			return fmt.Errorf("the APIServices stored at start were not registered")
 		}
 		return nil
 	})
@@ -276,6 +286,9 @@ func available(s *apiregistrationv1.APIService) bool {
 // Remote, and gives a local one back to the chain.
 func (s *Server) apiServiceChanged(as *apiregistrationv1.APIService) {
 	gv := schema.GroupVersion{Group: as.Spec.Group, Version: as.Spec.Version}
+	if s.remote == nil {
+		return
+	}
 	if as.Spec.Service == nil || gv == apiregistrationv1.SchemeGroupVersion {
 		s.apiServiceRemoved(as.Name)
 		return
