@@ -45,7 +45,8 @@ type Client interface {
 // Controller keeps the APIServices it is told to keep. Names are queued
 // when what is wanted of them changes (SyncOnStart, Sync, Remove) and
 // when the APIService itself changes (Enqueue, from the informer Lister
-// reads); each is then compared with what is wanted, in one worker.
+// reads); each is then compared with what is wanted, by a few workers
+// (a name is never synced by two at once: the queue hands it to one).
 type Controller struct {
 	lister Lister
 	queue  workqueue.TypedRateLimitingInterface[string]
@@ -147,11 +148,22 @@ func (c *Controller) Run(ctx context.Context, client Client) {
 		<-ctx.Done()
 		c.queue.ShutDown()
 	}()
-	wait.UntilWithContext(ctx, func(ctx context.Context) {
-		for c.next(ctx, client) {
-		}
-	}, time.Second)
+	// Several workers, as kube-apiserver's: the first start creates every
+	// built-in APIService, and the server is not ready before.
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			wait.UntilWithContext(ctx, func(ctx context.Context) {
+				for c.next(ctx, client) {
+				}
+			}, time.Second)
+		})
+	}
+	wg.Wait()
 }
+
+// workers is how many APIServices are synced at once.
+const workers = 5
 
 func (c *Controller) next(ctx context.Context, client Client) bool {
 	name, quit := c.queue.Get()
