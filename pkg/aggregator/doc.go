@@ -22,7 +22,9 @@
 //     the APIServices and, for every remote one, installs the handler
 //     Remote returns for its group version in front of the rest of the
 //     chain; when the APIService is deleted, or becomes local, the group
-//     version goes back to the chain. Without Remote, a remote
+//     version goes back to the chain. The server is ready once the
+//     APIServices stored at start are registered so (the post-start hook
+//     apiservice-registration-controller). Without Remote, a remote
 //     APIService's group version is left to the chain (as if local).
 //   - The discovery registry the chain shares (Discovery()), into which
 //     pkg/aggregator/discovery adds the remote group versions, and the

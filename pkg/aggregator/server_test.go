@@ -48,6 +48,35 @@ func TestServesAPIServices(t *testing.T) {
 		t.Errorf("groups %v, want apiregistration.k8s.io first of /apis as in kube-apiserver", groupNames(groups))
 	}
 
+	// The aggregated document (apidiscovery.k8s.io/v2) lists the group
+	// first too, with kube-apiserver's entry.
+	raw, err := disc.RESTClient().Get().AbsPath("/apis").SetHeader("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList").DoRaw(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotAggregated, wantAggregated struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &gotAggregated); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(required.ReadReference(t, "discovery/aggregated-apis.json"), &wantAggregated); err != nil {
+		t.Fatal(err)
+	}
+	if len(gotAggregated.Items) == 0 {
+		t.Fatal("no groups in the aggregated discovery of /apis")
+	}
+	var wantFirst, gotFirst any
+	if err := json.Unmarshal(wantAggregated.Items[0], &wantFirst); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(gotAggregated.Items[0], &gotFirst); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantFirst, gotFirst); diff != "" {
+		t.Errorf("the first group of aggregated /apis differs from kube-apiserver's (-want +got):\n%s", diff)
+	}
+
 	clients, err := client.NewSet(s.ClientConfig, scheme.Scheme)
 	if err != nil {
 		t.Fatal(err)

@@ -68,8 +68,10 @@ type Config struct {
 	Converters func(*apiextensionsv1.CustomResourceDefinition) (conversion.Converter, error)
 }
 
-// groupPriority is apiextensions.k8s.io's place in discovery.
-const groupPriority = 16650
+// groupPriority is apiextensions.k8s.io's place in discovery,
+// kube-apiserver's (the groupPriorityMinimum of its APIService; it shares
+// it with admissionregistration.k8s.io, and the names break the tie).
+const groupPriority = 16700
 
 // New returns the apiextensions server, which delegates what it does not
 // serve to delegate.

@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	clientdiscovery "k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -332,6 +333,8 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		MaxRequestBodyBytes: c.MaxRequestBodyBytes,
 		OpenAPI:             openAPI,
 		Logger:              log.With("component", "aggregator"),
+		// Their group versions get APIServices.
+		CRDs: client.InformerFor[*apiextensionsv1.CustomResourceDefinition, *apiextensionsv1.CustomResourceDefinitionList](sharedInformers, "customresourcedefinitions"),
 	}, kube, disc)
 	if err != nil {
 		return nil, err

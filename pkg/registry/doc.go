@@ -18,8 +18,10 @@
 //
 // The generic.Store of a resource is its declaration: its kind (NewFunc),
 // plural and singular names, short names and categories, key prefix in
-// storage, selectable fields (FieldsFunc), strategies, and the table
-// convertor of RESTOptions, which renders the kind's Go type.
+// storage and encoding there (protobuf, or JSON for the kinds
+// kube-apiserver keeps as JSON: StorageMediaType), selectable fields
+// (FieldsFunc), strategies, and the table convertor of RESTOptions, which
+// renders the kind's Go type.
 // pkg/registry/customresource has the same shape for custom resources.
 //
 // # A group

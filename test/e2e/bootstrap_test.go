@@ -264,8 +264,9 @@ const bootstrapManagedFieldsFile = "managedfields.json"
 
 // bootstrapManagedFields reads the managedFields of every object the
 // server of c has, times left out, the identity lease named after
-// oracleHost. APIServices are left out: kapi does not serve
-// apiregistration.k8s.io yet.
+// oracleHost. APIServices are left out: the recording predates them;
+// TestBootstrapAPIServicesMatchKubeAPIServer compares their
+// managedFields.
 func bootstrapManagedFields(t *testing.T, c kubernetes.Interface, host string) map[string][]metav1.ManagedFieldsEntry {
 	t.Helper()
 	lists, err := c.Discovery().ServerPreferredResources()

@@ -25,10 +25,7 @@ import (
 
 // openAPIDiffers are the documents of kube-apiserver 1.37.1's /openapi/v3
 // index that kapi serves differently or not at all, and why.
-var openAPIDiffers = map[string]string{
-	"apis/apiregistration.k8s.io":    notYetServed["apiregistration.k8s.io/v1"],
-	"apis/apiregistration.k8s.io/v1": notYetServed["apiregistration.k8s.io/v1"],
-}
+var openAPIDiffers = map[string]string{}
 
 // The /openapi/v3 documents a kapi binary serves are kube-apiserver's to
 // the byte, as the SHA-512 hashes of kube-apiserver's index say, but for
@@ -98,9 +95,7 @@ const openAPIV2Recording = "testdata/kube-apiserver/openapi-v2.json.gz"
 // openAPIV2NotServed are the groups of kube-apiserver's document kapi does
 // not serve yet: their paths (by prefix) and definitions (by name prefix)
 // are taken out of the recording before it is compared.
-var openAPIV2NotServed = []struct{ path, definitions, why string }{
-	{"/apis/apiregistration.k8s.io/", "io.k8s.kube-aggregator.pkg.apis.apiregistration.", notYetServed["apiregistration.k8s.io/v1"]},
-}
+var openAPIV2NotServed = []struct{ path, definitions, why string }{}
 
 // openAPIV2KnownDifferences are the definitions of kube-apiserver's
 // /openapi/v2 that kapi's differs from, each in the one extension named,

@@ -81,6 +81,25 @@ func (r *Registry) Has(gv schema.GroupVersion) bool {
 	return ok
 }
 
+// GroupVersions returns the served group versions, ordered by group and
+// version name. Their Resources must not be changed.
+func (r *Registry) GroupVersions() []GroupVersion {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]GroupVersion, 0, len(r.byGV))
+	for _, gv := range r.byGV {
+		out = append(out, gv)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].GroupVersion, out[j].GroupVersion
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		return a.Version < b.Version
+	})
+	return out
+}
+
 // HasGroup reports whether any version of group is served.
 func (r *Registry) HasGroup(group string) bool {
 	r.mu.RLock()

@@ -16,9 +16,9 @@
 // strategies) is read by reflection at run time.
 //
 // The data is generated from the source of the k8s.io/api,
-// k8s.io/apimachinery and k8s.io/apiextensions-apiserver (its API types,
-// which have no SwaggerDoc methods) versions in go.mod; regenerate it after
-// bumping them.
+// k8s.io/apimachinery, k8s.io/apiextensions-apiserver and
+// k8s.io/kube-aggregator (their API types, which have no SwaggerDoc
+// methods) versions in go.mod; regenerate it after bumping them.
 package apidocs
 
 //go:generate go run ./gen -o zz_generated.apidocs.go

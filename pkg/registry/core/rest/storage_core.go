@@ -68,7 +68,7 @@ var _ registry.StorageProvider = StorageProvider{}
 
 func (StorageProvider) GroupName() string { return corev1.GroupName }
 
-func (StorageProvider) GroupPriority() int { return 18100 }
+func (StorageProvider) GroupPriority() int { return 18000 }
 
 // NewRESTStorage builds the storage of v1.
 func (p StorageProvider) NewRESTStorage(opts generic.RESTOptions, served func(version string) bool) (registry.VersionedStorage, error) {

@@ -49,6 +49,7 @@ var patterns = []string{
 	"k8s.io/apimachinery/pkg/runtime",
 	"k8s.io/apimachinery/pkg/version",
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1",
+	"k8s.io/kube-aggregator/pkg/apis/apiregistration/v1",
 }
 
 func main() {
