@@ -324,6 +324,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	kube.AddHealthChecks(healthz.ContextCheck("etcd", etcd3.HealthCheck(etcdClient)))
 	// The outermost server: apiregistration.k8s.io, and the group versions
 	// of the APIServices.
+	remoteAPIServices, err := newAggregatorRemote(c, sharedInformers, loopback.Host, log.With("component", "aggregator"))
+	if err != nil {
+		return nil, err
+	}
 	apiServices, err := aggregatorserver.New(aggregatorserver.Config{
 		RESTOptions:         restOptions,
 		Admission:           admit,
@@ -332,8 +336,12 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		MaxRequestBodyBytes: c.MaxRequestBodyBytes,
 		OpenAPI:             openAPI,
 		Logger:              log.With("component", "aggregator"),
+		Remote:              remoteAPIServices.handlers,
 	}, kube, disc)
 	if err != nil {
+		return nil, err
+	}
+	if err := remoteAPIServices.addControllers(apiServices, sharedInformers, loopbackClients, metricsRegistry, log); err != nil {
 		return nil, err
 	}
 	aggregator := apiServices.GenericAPIServer

@@ -34,6 +34,7 @@ package proxy
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -242,4 +243,29 @@ func (hs *Handlers) Remove(name string) {
 	delete(hs.byName, name)
 	hs.mu.Unlock()
 	hs.config.Transports.Forget(name)
+}
+
+// Transport returns what reaches the server behind a remote APIService
+// for the aggregator's own requests (its discovery and OpenAPI
+// downloads): the APIService's transport, and the base URL of the
+// address its Service resolves to now. It fails as a proxied request
+// would: the transport cannot be built, or the Service not resolved.
+func (c *Config) Transport(apiService *apiregistrationv1.APIService) (http.RoundTripper, *url.URL, error) {
+	rt, err := c.Transports.For(apiService)
+	if err != nil {
+		return nil, nil, err
+	}
+	ref := apiService.Spec.Service
+	if ref == nil {
+		return nil, nil, fmt.Errorf("APIService %s is local", apiService.Name)
+	}
+	port := int32(443)
+	if ref.Port != nil {
+		port = *ref.Port
+	}
+	u, err := c.Resolver.ResolveEndpoint(ref.Namespace, ref.Name, port)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rt, &url.URL{Scheme: "https", Host: u.Host}, nil
 }
