@@ -45,7 +45,7 @@ type aggregatorRemote struct {
 // newAggregatorRemote builds the proxy of remote APIServices, resolving
 // Services as the webhooks do (--enable-aggregator-routing, the loopback
 // for the kubernetes Service).
-func newAggregatorRemote(c *Config, informers *client.Informers, loopbackHost string, log *slog.Logger) (*aggregatorRemote, error) {
+func newAggregatorRemote(c *Config, informers *client.Informers, loopbackHost string, registry *metrics.Registry, log *slog.Logger) (*aggregatorRemote, error) {
 	r := &aggregatorRemote{}
 	if a := c.Aggregator; a.ProxyClientCertFile != "" && a.ProxyClientKeyFile != "" {
 		cert, err := proxy.NewClientCert(a.ProxyClientCertFile, a.ProxyClientKeyFile, log)
@@ -59,6 +59,7 @@ func newAggregatorRemote(c *Config, informers *client.Informers, loopbackHost st
 		Transports:                proxy.NewTransports(r.cert),
 		RejectForwardingRedirects: c.Aggregator.RejectForwardingRedirects,
 		SendUID:                   c.FeatureGates.Enabled("RemoteRequestHeaderUID"),
+		Metrics:                   registry,
 	}
 	r.handlers = proxy.NewHandlers(r.config)
 	return r, nil

@@ -324,7 +324,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	kube.AddHealthChecks(healthz.ContextCheck("etcd", etcd3.HealthCheck(etcdClient)))
 	// The outermost server: apiregistration.k8s.io, and the group versions
 	// of the APIServices.
-	remoteAPIServices, err := newAggregatorRemote(c, sharedInformers, loopback.Host, log.With("component", "aggregator"))
+	remoteAPIServices, err := newAggregatorRemote(c, sharedInformers, loopback.Host, metricsRegistry, log.With("component", "aggregator"))
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 	"github.com/kapi-dev/kapi/pkg/serviceresolver"
 )
 
@@ -72,6 +73,10 @@ type Config struct {
 	// SendUID sends the user's UID as X-Remote-Uid (kube-apiserver's
 	// RemoteRequestHeaderUID feature gate, on by default in 1.37).
 	SendUID bool
+	// Metrics counts the requests the proxy refuses in
+	// apiserver_request_terminations_total, component aggregator; nil
+	// counts nothing.
+	Metrics *metrics.Registry
 }
 
 // Handler serves the group version of one APIService. Update it when the
@@ -142,22 +147,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if !info.available {
-		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+		h.proxyError(w, req, "service unavailable", http.StatusServiceUnavailable)
 		return
 	}
 	rt, err := h.config.Transports.For(info.apiService)
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+		h.proxyError(w, req, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	u, ok := request.UserFrom(req.Context())
 	if !ok {
-		http.Error(w, "missing user", http.StatusInternalServerError)
+		h.proxyError(w, req, "missing user", http.StatusInternalServerError)
 		return
 	}
 	resolved, err := h.config.Resolver.ResolveEndpoint(info.serviceNamespace, info.serviceName, info.servicePort)
 	if err != nil {
-		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+		h.proxyError(w, req, "service unavailable", http.StatusServiceUnavailable)
 		return
 	}
 	location := &url.URL{Scheme: "https", Host: resolved.Host, Path: req.URL.Path, RawQuery: req.URL.Query().Encode()}
@@ -187,6 +192,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	handler := proxy.NewUpgradeAwareHandler(location, rt, true, upgrade, responder{w: w})
 	handler.RejectForwardingRedirects = h.config.RejectForwardingRedirects
 	handler.ServeHTTP(w, out)
+}
+
+// proxyError answers a request the proxy refuses, as kube-apiserver's
+// aggregator: plain text, counted as a termination of the aggregator.
+func (h *Handler) proxyError(w http.ResponseWriter, req *http.Request, msg string, code int) {
+	http.Error(w, msg, code)
+	info, ok := request.RequestInfoFrom(req.Context())
+	if !ok || h.config.Metrics == nil {
+		return
+	}
+	l := metrics.RequestLabelsFor(req, info)
+	l.Component = "aggregator"
+	h.config.Metrics.RecordTermination(l, code)
 }
 
 // isDiscovery reports whether a request is for a group version's

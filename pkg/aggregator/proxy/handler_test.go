@@ -30,6 +30,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
+	"github.com/kapi-dev/kapi/pkg/metrics"
 	"github.com/kapi-dev/kapi/pkg/serviceresolver"
 )
 
@@ -116,6 +117,7 @@ func newFixture(t *testing.T) *fixture {
 			return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "services"}, name)
 		}},
 		Transports:                NewTransports(f.cert),
+		Metrics:                   metrics.NewRegistry(),
 		RejectForwardingRedirects: true,
 		SendUID:                   true,
 		Delegate: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -307,6 +309,25 @@ func TestUnavailableIsKubeAPIServers503(t *testing.T) {
 	checkAnswer(t, "no service", f.do("GET", "/apis/proxy-ext.example.com/v1/foos", nil, ""), rec.Unavailable)
 	if n := len(f.backend.Requests()); n != 0 {
 		t.Errorf("the backend received %d requests", n)
+	}
+	// Each is counted as the aggregator's termination.
+	f.do("GET", "/apis/proxy-ext.example.com/v1/some/path", nil, "")
+	rr := httptest.NewRecorder()
+	f.config.Metrics.Handler().ServeHTTP(rr, httptest.NewRequest("GET", "/metrics", nil))
+	var got []string
+	for _, l := range strings.Split(rr.Body.String(), "\n") {
+		if strings.HasPrefix(l, "apiserver_request_terminations_total{") {
+			got = append(got, l)
+		}
+	}
+	want := []string{
+		`apiserver_request_terminations_total{code="503",component="aggregator",group="",resource="",scope="",subresource="/apis/proxy-ext.example.com/v1",verb="GET",version=""} 1`,
+		`apiserver_request_terminations_total{code="503",component="aggregator",group="proxy-ext.example.com",resource="foos",scope="cluster",subresource="",verb="LIST",version="v1"} 2`,
+		`apiserver_request_terminations_total{code="503",component="aggregator",group="proxy-ext.example.com",resource="foos",scope="namespace",subresource="",verb="WATCH",version="v1"} 1`,
+		`apiserver_request_terminations_total{code="503",component="aggregator",group="proxy-ext.example.com",resource="some",scope="resource",subresource="",verb="GET",version="v1"} 1`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("terminations (-want +got):\n%s", diff)
 	}
 }
 
