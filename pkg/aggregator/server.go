@@ -191,6 +191,9 @@ func (s *Server) apiServiceChanged(as *apiregistrationv1.APIService) {
 
 // gvPath is the root of a group version's paths.
 func gvPath(gv schema.GroupVersion) string {
+	if gv.Group == "" {
+		return "/api/" + gv.Version
+	}
 	return "/apis/" + gv.Group + "/" + gv.Version
 }
 
