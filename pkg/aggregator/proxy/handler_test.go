@@ -451,39 +451,43 @@ func TestAWatchIsStreamed(t *testing.T) {
 	}
 }
 
-// An upgrade is passed through to the backend, with the user's headers
-// and the client certificate, and the connection then carries bytes both
-// ways.
+// An upgrade (exec's SPDY, or a websocket) is passed through to the
+// backend, with the user's headers and the client certificate, and the
+// connection then carries bytes both ways.
 func TestAnUpgradeIsPassedThrough(t *testing.T) {
-	f := newFixture(t)
-	u, _ := url.Parse(f.front.URL)
-	conn, err := net.Dial("tcp", u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
-	fmt.Fprintf(conn, "POST /apis/proxy-ext.example.com/v1/namespaces/a/foos/x/exec?command=sh HTTP/1.1\r\nHost: %s\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n", u.Host)
-	r := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(r, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Upgrade") != "SPDY/3.1" {
-		t.Fatalf("upgrade answered %s %v", resp.Status, resp.Header)
-	}
-	fmt.Fprintf(conn, "hello\n")
-	line, err := r.ReadString('\n')
-	if err != nil || line != "echo: hello\n" {
-		t.Fatalf("read %q, %v", line, err)
-	}
-	got := f.backend.RequestsFor("/apis/proxy-ext.example.com/v1/namespaces/a/foos/x/exec")
-	if len(got) != 1 {
-		t.Fatalf("the backend received %d upgrades", len(got))
-	}
-	if got[0].Header.Get("X-Remote-User") != "kubernetes-admin" || !cmp.Equal(got[0].Header["X-Remote-Group"], []string{"system:masters", "system:authenticated"}) ||
-		!cmp.Equal(got[0].Peers, []string{"CN=front-proxy-client"}) || got[0].SNI != "ext.proxy-rec.svc" || got[0].Header.Get("Audit-Id") != "audit-1" {
-		t.Errorf("the upgrade arrived as %+v", got[0])
+	for _, protocol := range []string{"SPDY/3.1", "websocket"} {
+		t.Run(protocol, func(t *testing.T) {
+			f := newFixture(t)
+			u, _ := url.Parse(f.front.URL)
+			conn, err := net.Dial("tcp", u.Host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+			fmt.Fprintf(conn, "POST /apis/proxy-ext.example.com/v1/namespaces/a/foos/x/exec?command=sh HTTP/1.1\r\nHost: %s\r\nConnection: Upgrade\r\nUpgrade: %s\r\n\r\n", u.Host, protocol)
+			r := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(r, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Upgrade") != protocol {
+				t.Fatalf("upgrade answered %s %v", resp.Status, resp.Header)
+			}
+			fmt.Fprintf(conn, "hello\n")
+			line, err := r.ReadString('\n')
+			if err != nil || line != "echo: hello\n" {
+				t.Fatalf("read %q, %v", line, err)
+			}
+			got := f.backend.RequestsFor("/apis/proxy-ext.example.com/v1/namespaces/a/foos/x/exec")
+			if len(got) != 1 {
+				t.Fatalf("the backend received %d upgrades", len(got))
+			}
+			if got[0].Header.Get("X-Remote-User") != "kubernetes-admin" || !cmp.Equal(got[0].Header["X-Remote-Group"], []string{"system:masters", "system:authenticated"}) ||
+				!cmp.Equal(got[0].Peers, []string{"CN=front-proxy-client"}) || got[0].SNI != "ext.proxy-rec.svc" || got[0].Header.Get("Audit-Id") != "audit-1" {
+				t.Errorf("the upgrade arrived as %+v", got[0])
+			}
+		})
 	}
 }
 
