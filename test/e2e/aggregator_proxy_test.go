@@ -60,6 +60,9 @@ type proxyRecordingFile struct {
 }
 
 type conditionsRecordingFile struct {
+	StatusManagedFields struct {
+		Manager, Operation, Subresource, FieldsV1 string
+	}
 	Cases []struct {
 		Name      string
 		Routing   bool
@@ -252,6 +255,24 @@ func TestRemoteAPIServiceProxiedAsKubeAPIServer(t *testing.T) {
 
 	status, reason, message := recordedCondition(t, condRec, "ext", false, false)
 	e.waitForCondition("v1.proxy-ext.example.com", status, reason)
+	// The status was written as kube-apiserver writes it.
+	written, err := e.apiSvcs.Get(ctx, "v1.proxy-ext.example.com", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFields := condRec.StatusManagedFields
+	found := false
+	for _, m := range written.ManagedFields {
+		if m.Subresource == "status" {
+			found = true
+			if m.Manager != wantFields.Manager || string(m.Operation) != wantFields.Operation || m.FieldsV1 == nil || string(m.FieldsV1.Raw) != wantFields.FieldsV1 {
+				t.Errorf("status managed as %s %s %s, want %+v", m.Manager, m.Operation, m.FieldsV1, wantFields)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no managedFields entry of the status: %+v", written.ManagedFields)
+	}
 	status, reason, message = recordedCondition(t, condRec, "nosvc", false, false)
 	if got := e.waitForCondition("v1.proxy-nosvc.example.com", status, reason); got != message {
 		t.Errorf("ServiceNotFound message %q, want %q", got, message)
