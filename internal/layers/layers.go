@@ -67,6 +67,9 @@ var Layers = []Layer{
 		// conditions and admission policies all extend it.
 		{Name: "api", Prefixes: []string{"pkg/api", "pkg/apis", "pkg/cel"}},
 		{Name: "certs", Prefixes: []string{"pkg/certs"}},
+		// How a Service reference becomes an address: for the webhooks,
+		// the aggregator and services/proxy alike.
+		{Name: "service resolution", Prefixes: []string{"pkg/serviceresolver"}},
 		{Name: "service-account tokens", Prefixes: []string{"pkg/serviceaccount"}},
 		{Name: "version", Prefixes: []string{"pkg/version"}},
 		{Name: "feature gates", Prefixes: []string{"pkg/features"}},

@@ -298,6 +298,19 @@ func (s *Server) apiServiceChanged(as *apiregistrationv1.APIService) {
 	defer s.mu.Unlock()
 	s.remoteGVs[as.Name] = gv
 	s.SetGroupVersionHandler(gv, h)
+	// The group version's discovery document, and any path below it that
+	// is not a resource's, are the remote server's too, as in
+	// kube-apiserver.
+	s.Handle(gvPath(gv), h)
+	s.Handle(gvPath(gv)+"/", h)
+}
+
+// gvPath is the root of a group version's paths.
+func gvPath(gv schema.GroupVersion) string {
+	if gv.Group == "" {
+		return "/api/" + gv.Version
+	}
+	return "/apis/" + gv.Group + "/" + gv.Version
 }
 
 // apiServiceRemoved gives the group version of the APIService named name
@@ -308,6 +321,8 @@ func (s *Server) apiServiceRemoved(name string) {
 	delete(s.remoteGVs, name)
 	if ok {
 		s.SetGroupVersionHandler(gv, nil)
+		s.Handle(gvPath(gv), nil)
+		s.Handle(gvPath(gv)+"/", nil)
 	}
 	s.mu.Unlock()
 	if ok {

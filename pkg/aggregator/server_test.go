@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientdiscovery "k8s.io/client-go/discovery"
+	"k8s.io/client-go/util/retry"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kapi-dev/kapi/internal/required"
@@ -94,9 +95,18 @@ func TestServesAPIServices(t *testing.T) {
 	if p := created.Spec.Service.Port; p == nil || *p != 443 {
 		t.Errorf("service port %v, want the default 443", p)
 	}
-	created.Status.Conditions = []apiregistrationv1.APIServiceCondition{{Type: apiregistrationv1.Available, Status: apiregistrationv1.ConditionFalse, Reason: "ServiceNotFound"}}
-	written, err := apiServices.UpdateStatus(ctx, created, metav1.UpdateOptions{})
-	if err != nil {
+	// The availability controller writes the status too: write on the
+	// latest version.
+	var written *apiregistrationv1.APIService
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		latest, err := apiServices.Get(ctx, created.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		latest.Status.Conditions = []apiregistrationv1.APIServiceCondition{{Type: apiregistrationv1.Available, Status: apiregistrationv1.ConditionFalse, Reason: "ServiceNotFound"}}
+		written, err = apiServices.UpdateStatus(ctx, latest, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if c := written.Status.Conditions; len(c) != 1 || c[0].Reason != "ServiceNotFound" {

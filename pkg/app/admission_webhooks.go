@@ -1,15 +1,11 @@
 package app
 
 import (
-	"net/url"
-
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	admissionregistrationlisters "k8s.io/client-go/listers/admissionregistration/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
-	discoverylisters "k8s.io/client-go/listers/discovery/v1"
 
 	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/admission/plugin/webhook"
@@ -32,29 +28,13 @@ func webhookConfig(d *admissionDeps, config []byte) (webhook.Config, error) {
 		return webhook.Config{}, err
 	}
 	namespaces := client.InformerFor[*corev1.Namespace, *corev1.NamespaceList](d.informers, "namespaces")
-	services := corelisters.NewServiceLister(client.InformerFor[*corev1.Service, *corev1.ServiceList](d.informers, "services").GetIndexer())
-	getService := func(namespace, name string) (*corev1.Service, error) {
-		return services.Services(namespace).Get(name)
-	}
-	// As kube-apiserver, the kubernetes service is this server.
-	loopback, err := url.Parse(d.loopbackHost)
-	if err != nil || d.loopbackHost == "" {
-		loopback = nil
-	}
-	var resolver webhook.ServiceResolver = &webhook.ClusterIPResolver{Services: getService, Loopback: loopback}
-	if d.aggregatorRouting {
-		slices := discoverylisters.NewEndpointSliceLister(client.InformerFor[*discoveryv1.EndpointSlice, *discoveryv1.EndpointSliceList](d.informers, "endpointslices").GetIndexer())
-		resolver = &webhook.EndpointsResolver{Services: getService, Loopback: loopback, Slices: func(namespace, service string) ([]*discoveryv1.EndpointSlice, error) {
-			return slices.EndpointSlices(namespace).List(labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: service}))
-		}}
-	}
 	return webhook.Config{
 		Matcher: &webhook.Matcher{
 			Namespaces:     corelisters.NewNamespaceLister(namespaces.GetIndexer()),
 			LiveNamespaces: client.For[*corev1.Namespace, *corev1.NamespaceList](d.clients, "namespaces", ""),
 			Equivalents:    d.equivalentResources,
 		},
-		Clients:          webhook.NewClientManager(auth, resolver, d.webhookX509.WrapTransport),
+		Clients:          webhook.NewClientManager(auth, serviceResolver(d.informers, d.aggregatorRouting, d.loopbackHost), d.webhookX509.WrapTransport),
 		Metrics:          d.webhookMetrics,
 		NamespacesSynced: namespaces.HasSynced,
 		// kube-apiserver's gate, beta and on by default in 1.37.

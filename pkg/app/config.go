@@ -126,6 +126,9 @@ type Config struct {
 	// Profiling serves /debug/pprof.
 	Profiling bool
 
+	// Aggregator configures the proxy to remote APIServices.
+	Aggregator AggregatorConfig
+
 	// Logger receives the log of every component. It is required; klog
 	// (client-go's log) is not routed to it here, because klog's logger
 	// is global: the binary does that, once, in pkg/cmd.
@@ -215,6 +218,7 @@ func NewConfig() *Config {
 		RuntimeConfig:               controlplane.RuntimeConfig{},
 		Profiling:                   true,
 		Audit:                       NewAuditConfig(),
+		Aggregator:                  AggregatorConfig{RejectForwardingRedirects: true},
 	}
 }
 

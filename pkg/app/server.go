@@ -325,6 +325,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	kube.AddHealthChecks(healthz.ContextCheck("etcd", etcd3.HealthCheck(etcdClient)))
 	// The outermost server: apiregistration.k8s.io, and the group versions
 	// of the APIServices.
+	remoteAPIServices, err := newAggregatorRemote(c, sharedInformers, loopback.Host, metricsRegistry, log.With("component", "aggregator"))
+	if err != nil {
+		return nil, err
+	}
 	apiServices, err := aggregatorserver.New(aggregatorserver.Config{
 		RESTOptions:         restOptions,
 		Admission:           admit,
@@ -334,9 +338,13 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		OpenAPI:             openAPI,
 		Logger:              log.With("component", "aggregator"),
 		// Their group versions get APIServices.
-		CRDs: client.InformerFor[*apiextensionsv1.CustomResourceDefinition, *apiextensionsv1.CustomResourceDefinitionList](sharedInformers, "customresourcedefinitions"),
+		CRDs:   client.InformerFor[*apiextensionsv1.CustomResourceDefinition, *apiextensionsv1.CustomResourceDefinitionList](sharedInformers, "customresourcedefinitions"),
+		Remote: remoteAPIServices.handlers,
 	}, kube, disc)
 	if err != nil {
+		return nil, err
+	}
+	if err := remoteAPIServices.addControllers(apiServices, sharedInformers, loopbackClients, metricsRegistry, log); err != nil {
 		return nil, err
 	}
 	aggregator := apiServices.GenericAPIServer

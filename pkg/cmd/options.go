@@ -50,6 +50,7 @@ type Options struct {
 	Authentication app.AuthenticationConfig
 	Audit          AuditOptions
 	Admission      app.AdmissionConfig
+	Aggregator     app.AggregatorConfig
 
 	// Service-account and bootstrap tokens.
 	ServiceAccountIssuers               []string
@@ -142,6 +143,7 @@ func NewOptions() *Options {
 		MaxRequestBodyBytes:                 d.MaxRequestBodyBytes,
 		RuntimeConfig:                       map[string]string{},
 		Profiling:                           d.Profiling,
+		Aggregator:                          d.Aggregator,
 		ignored:                             map[string]*string{},
 	}
 }
@@ -210,6 +212,7 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 		Profiling:                    o.Profiling,
 		Audit:                        o.Audit.AuditConfig,
 		Admission:                    o.Admission,
+		Aggregator:                   o.Aggregator,
 		Logger:                       log,
 	}
 	// A dual-stack cluster's second range, of the other family.
@@ -224,8 +227,6 @@ func (o *Options) Complete(log *slog.Logger) (*app.Config, error) {
 // them), without acting on them yet. Each is listed in --help.
 var ignoredFlags = []struct{ name, usage string }{
 	{"allow-privileged", "If true, allow privileged containers. [default=false]"},
-	{"proxy-client-cert-file", "Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request."},
-	{"proxy-client-key-file", "Private key for the client certificate used to prove the identity of the aggregator."},
 	{"event-ttl", "Amount of time to retain events. (default 1h0m0s)"},
 	{"storage-backend", "The storage backend for persistence. Options: 'etcd3' (default)."},
 	{"storage-media-type", "The media type to use to store objects in storage."},
@@ -320,6 +321,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 
 	o.Audit.AddFlags(fs)
 	addAdmissionFlags(fs, &o.Admission)
+	addAggregatorFlags(fs, &o.Aggregator)
 
 	for _, f := range ignoredFlags {
 		v := new(string)

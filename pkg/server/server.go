@@ -179,15 +179,19 @@ func (s *GenericAPIServer) SetGroupVersionHandler(gv schema.GroupVersion, h http
 }
 
 // Handle serves a non-resource path. A pattern ending in "/" serves the
-// subtree below it.
+// subtree below it. A nil h removes the pattern's handler.
 func (s *GenericAPIServer) Handle(pattern string, h http.Handler) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	m := s.paths
 	if strings.HasSuffix(pattern, "/") {
-		s.prefixes[pattern] = h
+		m = s.prefixes
+	}
+	if h == nil {
+		delete(m, pattern)
 		return
 	}
-	s.paths[pattern] = h
+	m[pattern] = h
 }
 
 // AddPostStartHook registers a hook; names must be unique in the chain.

@@ -125,6 +125,10 @@ type Options struct {
 	// ValidatingAdmissionPolicies, as a kube-apiserver without
 	// kube-controller-manager does not.
 	DisablePolicyStatusController bool
+	// Aggregator sets --proxy-client-cert-file, --proxy-client-key-file
+	// and --aggregator-reject-forwarding-redirect; nil means their
+	// defaults (no client certificate, redirects rejected).
+	Aggregator *app.AggregatorConfig
 }
 
 // config is the typed configuration of a test server.
@@ -174,6 +178,9 @@ func (opts Options) config() *app.Config {
 	c.EndpointReconcileInterval = opts.EndpointReconcileInterval
 	c.Admission = opts.Admission
 	c.DisablePolicyStatusController = opts.DisablePolicyStatusController
+	if opts.Aggregator != nil {
+		c.Aggregator = *opts.Aggregator
+	}
 	c.Logger = slog.New(slog.DiscardHandler)
 	if opts.Log != nil {
 		c.Logger = slog.New(slog.NewTextHandler(opts.Log, nil))

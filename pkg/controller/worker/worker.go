@@ -26,9 +26,15 @@ type Queue struct {
 // whose keys are synced by sync; failed, if not nil, is told of each
 // failure before the key is retried.
 func New(name string, sync func(ctx context.Context, key string) error, failed func(key string, err error)) *Queue {
+	return NewWithRateLimiter(name, workqueue.DefaultTypedControllerRateLimiter[string](), sync, failed)
+}
+
+// NewWithRateLimiter is New with the backoff of failed keys given, for
+// the controllers whose kube-apiserver counterparts retry on a schedule
+// of their own.
+func NewWithRateLimiter(name string, limiter workqueue.TypedRateLimiter[string], sync func(ctx context.Context, key string) error, failed func(key string, err error)) *Queue {
 	return &Queue{
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.DefaultTypedControllerRateLimiter[string](),
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(limiter,
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: name},
 		),
 		sync:   sync,

@@ -3,11 +3,8 @@ package service
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +17,7 @@ import (
 
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
+	"github.com/kapi-dev/kapi/pkg/serviceresolver"
 )
 
 // EndpointSlices finds the EndpointSlices of a service (those labelled
@@ -84,9 +82,10 @@ func (r *ProxyREST) Connect(ctx context.Context, id string, opts runtime.Object,
 	return proxy.NewUpgradeAwareHandler(location, r.transport, true, false, responder), nil
 }
 
-// location picks the endpoint, as kube-apiserver does: the slices of the
-// service's primary family first, the others in random order, a random
-// ready endpoint serving the port's name.
+// location picks the endpoint, as kube-apiserver does (see
+// serviceresolver.RandomEndpoint): the slices of the cluster's primary
+// family first, a random ready endpoint serving the port's name that is
+// a pod.
 func (r *ProxyREST) location(ctx context.Context, id string) (*url.URL, error) {
 	scheme, name, port, valid := utilnet.SplitSchemeNamePort(id)
 	if !valid {
@@ -97,16 +96,14 @@ func (r *ProxyREST) location(ctx context.Context, id string) (*url.URL, error) {
 		if err != nil {
 			return nil, err
 		}
-		found := false
-		for _, p := range obj.(*corev1.Service).Spec.Ports {
-			if int64(p.Port) == n {
-				port, found = p.Name, true
-				break
-			}
-		}
-		if !found {
+		if n != int64(int32(n)) {
 			return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("no service port %d found for service %q", n, name))
 		}
+		p, err := serviceresolver.FindPort(obj.(*corev1.Service), int32(n))
+		if err != nil {
+			return nil, err
+		}
+		port = p.Name
 	}
 	if r.slices == nil {
 		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("no endpoints available for service %q", name))
@@ -119,50 +116,13 @@ func (r *ProxyREST) location(ctx context.Context, id string) (*url.URL, error) {
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	if len(slices) == 0 {
-		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("no endpoints available for service %q", name))
-	}
-	hostPort, ok := r.randomEndpoint(ctx, namespace, slices, port)
-	if !ok {
-		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("no endpoints available for service %q", name))
+	hostPort, err := serviceresolver.RandomEndpoint(name, slices, port, r.primaryFamily, func(ep *discoveryv1.Endpoint) bool {
+		return r.isPod(ctx, namespace, ep)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return &url.URL{Scheme: scheme, Host: hostPort}, nil
-}
-
-func (r *ProxyREST) randomEndpoint(ctx context.Context, namespace string, slices []*discoveryv1.EndpointSlice, portName string) (string, bool) {
-	preferred := discoveryv1.AddressType(r.primaryFamily)
-	order := rand.Perm(len(slices))
-	idx := make([]int, len(slices))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		sa, sb := slices[idx[a]], slices[idx[b]]
-		if sa.AddressType != sb.AddressType {
-			return sa.AddressType == preferred
-		}
-		return order[idx[a]] < order[idx[b]]
-	})
-	for _, i := range idx {
-		slice := slices[i]
-		for _, p := range slice.Ports {
-			if p.Name == nil || *p.Name != portName || p.Port == nil || len(slice.Endpoints) == 0 {
-				continue
-			}
-			offset := rand.IntN(len(slice.Endpoints))
-			for k := range slice.Endpoints {
-				ep := &slice.Endpoints[(k+offset)%len(slice.Endpoints)]
-				if ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
-					continue
-				}
-				if !r.isPod(ctx, namespace, ep) {
-					continue
-				}
-				return net.JoinHostPort(ep.Addresses[0], strconv.Itoa(int(*p.Port))), true
-			}
-		}
-	}
-	return "", false
 }
 
 // isPod reports whether an endpoint is a pod of the namespace with the
