@@ -373,41 +373,50 @@ func aggregatedGroup(name string, versions []servedVersion) apidiscoveryv2.APIGr
 			g.Versions = append(g.Versions, gv.remote.Discovery)
 			continue
 		}
-		v := apidiscoveryv2.APIVersionDiscovery{Version: gv.GroupVersion.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
-		// Resources first, then their subresources, so that a
-		// subresource whose resource is not served gets a bare parent
-		// entry after the served resources, as in kube-apiserver.
-		index := map[string]int{}
-		for _, r := range gv.Resources {
-			if !strings.Contains(r.Name, "/") {
-				index[r.Name] = len(v.Resources)
-				v.Resources = append(v.Resources, aggregatedResource(r))
-			}
-		}
-		for _, r := range gv.Resources {
-			parent, sub, isSub := strings.Cut(r.Name, "/")
-			if !isSub {
-				continue
-			}
-			i, ok := index[parent]
-			if !ok {
-				i = len(v.Resources)
-				index[parent] = i
-				v.Resources = append(v.Resources, apidiscoveryv2.APIResourceDiscovery{
-					Resource:     parent,
-					Scope:        aggregatedResource(r).Scope,
-					ResponseKind: &metav1.GroupVersionKind{},
-				})
-			}
-			v.Resources[i].Subresources = append(v.Resources[i].Subresources, apidiscoveryv2.APISubresourceDiscovery{
-				Subresource:  sub,
-				ResponseKind: &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
-				Verbs:        r.Verbs,
-			})
-		}
-		g.Versions = append(g.Versions, v)
+		g.Versions = append(g.Versions, AggregatedVersion(gv.GroupVersion.Version, gv.Resources))
 	}
 	return g
+}
+
+// AggregatedVersion is the apidiscovery.k8s.io/v2 entry of a version whose
+// legacy resource list is resources (subresources named
+// "resource/subresource"): each resource carries its subresources. The
+// aggregator makes it of the resource list of a remote server that does
+// not serve aggregated discovery.
+func AggregatedVersion(version string, resources []metav1.APIResource) apidiscoveryv2.APIVersionDiscovery {
+	v := apidiscoveryv2.APIVersionDiscovery{Version: version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
+	// Resources first, then their subresources, so that a
+	// subresource whose resource is not served gets a bare parent
+	// entry after the served resources, as in kube-apiserver.
+	index := map[string]int{}
+	for _, r := range resources {
+		if !strings.Contains(r.Name, "/") {
+			index[r.Name] = len(v.Resources)
+			v.Resources = append(v.Resources, aggregatedResource(r))
+		}
+	}
+	for _, r := range resources {
+		parent, sub, isSub := strings.Cut(r.Name, "/")
+		if !isSub {
+			continue
+		}
+		i, ok := index[parent]
+		if !ok {
+			i = len(v.Resources)
+			index[parent] = i
+			v.Resources = append(v.Resources, apidiscoveryv2.APIResourceDiscovery{
+				Resource:     parent,
+				Scope:        aggregatedResource(r).Scope,
+				ResponseKind: &metav1.GroupVersionKind{},
+			})
+		}
+		v.Resources[i].Subresources = append(v.Resources[i].Subresources, apidiscoveryv2.APISubresourceDiscovery{
+			Subresource:  sub,
+			ResponseKind: &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
+			Verbs:        r.Verbs,
+		})
+	}
+	return v
 }
 
 func aggregatedResource(r metav1.APIResource) apidiscoveryv2.APIResourceDiscovery {
