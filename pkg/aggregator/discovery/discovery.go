@@ -372,7 +372,7 @@ func (m *Manager) fetch(ctx context.Context, gv schema.GroupVersion, info *apiSe
 	default:
 		// Not aggregated discovery: the legacy document of this group
 		// version alone, kept for no other APIService.
-		return m.fetchLegacy(ctx, gv, info, now)
+		return m.fetchLegacy(ctx, gv, info, header.Get("If-None-Match"), now)
 	}
 	m.mu.Lock()
 	if _, used := m.apiServices[info.apiService.Name]; used {
@@ -382,13 +382,19 @@ func (m *Manager) fetch(ctx context.Context, gv schema.GroupVersion, info *apiSe
 	return doc, nil
 }
 
-// fetchLegacy fetches /apis/<group>/<version> and converts it.
-func (m *Manager) fetchLegacy(ctx context.Context, gv schema.GroupVersion, info *apiServiceInfo, now time.Time) (*fetchedDocument, error) {
+// fetchLegacy fetches /apis/<group>/<version> and converts it. Like
+// kube-aggregator, it sends the ETag of the aggregated document it has,
+// if any.
+func (m *Manager) fetchLegacy(ctx context.Context, gv schema.GroupVersion, info *apiServiceInfo, etag string, now time.Time) (*fetchedDocument, error) {
 	path := "/apis/" + gv.Group + "/" + gv.Version
 	if gv.Group == "" {
 		path = "/api/" + gv.Version
 	}
-	resp, err := remote.Get(ctx, m.transport, info.apiService, path, legacyUser, http.Header{"Accept": {"application/json"}})
+	header := http.Header{"Accept": {"application/json"}}
+	if etag != "" {
+		header.Set("If-None-Match", etag)
+	}
+	resp, err := remote.Get(ctx, m.transport, info.apiService, path, legacyUser, header)
 	if err != nil {
 		return nil, err
 	}

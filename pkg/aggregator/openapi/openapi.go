@@ -12,7 +12,8 @@
 //   - /openapi/v3 lists the local documents and those of every remote
 //     server's own /openapi/v3 index; /openapi/v3/<path> of a remote one
 //     is the remote server's answer, passed through with its hash, ETag and
-//     cache headers. A remote server with no /openapi/v3 has its v2
+//     cache headers, asked as the client (who the remote server sees, as
+//     through the proxy). A remote server with no /openapi/v3 has its v2
 //     document converted and served as apis/<group>/<version>.
 //
 // Remote documents are downloaded in the background, never while a client
@@ -62,12 +63,7 @@ type Local interface {
 type Config struct {
 	Local     Local
 	Transport remote.Transport
-	// UserHeaders, if not nil, tells who a client's request is from, for
-	// the v3 documents of remote servers passed through (the remote
-	// server sees the client, as through the proxy); without it, or
-	// without a user, they are asked for as system:aggregator.
-	User   func(*http.Request) (remote.User, bool)
-	Logger *slog.Logger
+	Logger    *slog.Logger
 	// RefreshInterval is how often a remote server is asked again after a
 	// success, and the first wait after a failure; DefaultRefreshInterval
 	// if zero.
@@ -82,7 +78,6 @@ type Config struct {
 type Aggregator struct {
 	local     Local
 	transport remote.Transport
-	user      func(*http.Request) (remote.User, bool)
 	log       *slog.Logger
 	refresh   time.Duration
 	timeout   time.Duration
@@ -131,7 +126,6 @@ func New(c Config) *Aggregator {
 	a := &Aggregator{
 		local:     c.Local,
 		transport: c.Transport,
-		user:      c.User,
 		log:       c.Logger,
 		refresh:   c.RefreshInterval,
 		timeout:   c.Timeout,

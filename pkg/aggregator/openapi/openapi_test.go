@@ -25,6 +25,8 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/utils/ptr"
 
+	"github.com/kapi-dev/kapi/pkg/authentication/user"
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 	"github.com/kapi-dev/kapi/pkg/openapi"
 )
 
@@ -495,6 +497,14 @@ func TestV3IndexAndRemoteDocuments(t *testing.T) {
 	}
 	if w := get(t, a, remoteURL, "Accept", "application/json", "If-None-Match", `"0123ABCD"`); w.Code != http.StatusNotModified {
 		t.Errorf("revalidating the remote document: %d, want 304", w.Code)
+	}
+	// The remote server is asked as the client, as kube-aggregator asks.
+	r := httptest.NewRequest(http.MethodGet, remoteURL, nil)
+	r = r.WithContext(request.WithUser(r.Context(), &user.DefaultInfo{Name: "alice", Groups: []string{"devs"}, Extra: map[string][]string{"scopes.example.com/x": {"1"}}}))
+	a.ServeHTTP(httptest.NewRecorder(), r)
+	asked := b.requestsFor("/openapi/v3/apis/wardle.example.com/v1alpha1")
+	if h := asked[len(asked)-1].Header; h.Get("X-Remote-User") != "alice" || h.Get("X-Remote-Group") != "devs" || h.Get("X-Remote-Extra-Scopes.example.com%2fx") != "1" {
+		t.Errorf("the remote document was asked for with %v", h)
 	}
 	// A local document is the local server's.
 	if w := get(t, a, "/openapi/v3/api/v1", "Accept", "application/json"); w.Code != http.StatusOK || w.Body.String() != get(t, local, "/openapi/v3/api/v1", "Accept", "application/json").Body.String() {

@@ -29,7 +29,7 @@ type v3Index struct {
 }
 
 func downloadV3Index(ctx context.Context, transport remote.Transport, apiService *apiregistrationv1.APIService) (v3Index, error) {
-	resp, err := remote.Get(ctx, transport, apiService, "/openapi/v3", aggregatorUser, http.Header{"Accept": {"application/json"}})
+	resp, err := remote.Get(ctx, transport, apiService, "/openapi/v3", aggregatorUser, nil)
 	if err != nil {
 		return v3Index{}, err
 	}
@@ -218,11 +218,9 @@ func (m *mergedV3) serveDocument(w http.ResponseWriter, r *http.Request, path st
 	}
 	switch apiService := index.remote[path]; {
 	case apiService != nil:
-		user := aggregatorUser
-		if m.a.user != nil {
-			if u, ok := m.a.user(r); ok {
-				user = u
-			}
+		user, ok := remote.UserOf(r)
+		if !ok {
+			user = aggregatorUser
 		}
 		if err := remote.Do(w, r, m.a.transport, apiService, user); err != nil {
 			// What kube-aggregator's proxy answers when it cannot reach

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/kapi-dev/kapi/pkg/endpoints/request"
 )
 
 // Transport knows how to reach the server behind an APIService: the round
@@ -24,11 +26,21 @@ import (
 type Transport func(*apiregistrationv1.APIService) (http.RoundTripper, *url.URL, error)
 
 // User is who a request is made as, told to the remote server in
-// front-proxy headers (X-Remote-User, X-Remote-Group), as kube-aggregator
-// tells it.
+// front-proxy headers (X-Remote-User, X-Remote-Group, X-Remote-Extra-),
+// as kube-aggregator tells it.
 type User struct {
 	Name   string
 	Groups []string
+	Extra  map[string][]string
+}
+
+// UserOf is the user of a client's request, ok false if it has none.
+func UserOf(r *http.Request) (u User, ok bool) {
+	info, ok := request.UserFrom(r.Context())
+	if !ok {
+		return User{}, false
+	}
+	return User{Name: info.GetName(), Groups: info.GetGroups(), Extra: info.GetExtra()}, true
 }
 
 // MaxBody bounds what is read of a response: the OpenAPI document of a
@@ -65,6 +77,11 @@ func Get(ctx context.Context, transport Transport, apiService *apiregistrationv1
 	req.Header.Set("X-Remote-User", user.Name)
 	for _, g := range user.Groups {
 		req.Header.Add("X-Remote-Group", g)
+	}
+	for k, values := range user.Extra {
+		for _, v := range values {
+			req.Header.Add("X-Remote-Extra-"+url.PathEscape(k), v)
+		}
 	}
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
