@@ -1,12 +1,15 @@
 package discovery
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -269,7 +272,9 @@ func TestRemoteGroupInDiscovery(t *testing.T) {
 
 // TestLegacyFallback: a remote server that does not serve aggregated
 // discovery is asked for its /apis/<group>/<version>, whose resources
-// become the entry, subresources nested.
+// become the entry, subresources nested, a subresource of an unlisted
+// resource under a bare parent: as kube-apiserver 1.37.1 converted the same
+// list from a backend registered on it.
 func TestLegacyFallback(t *testing.T) {
 	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -279,7 +284,8 @@ func TestLegacyFallback(t *testing.T) {
 		case "/apis/wardle.example.com/v1alpha1":
 			_, _ = w.Write([]byte(`{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"wardle.example.com/v1alpha1","resources":[
 				{"name":"flunders","singularName":"flunder","namespaced":true,"kind":"Flunder","verbs":["get","list"],"shortNames":["fl"]},
-				{"name":"flunders/status","singularName":"","namespaced":true,"kind":"Flunder","verbs":["get"]}]}`))
+				{"name":"flunders/status","singularName":"","namespaced":true,"kind":"Flunder","verbs":["get"]},
+				{"name":"orphans/status","singularName":"","namespaced":false,"kind":"Orphan","verbs":["get"]}]}`))
 		default:
 			http.NotFound(w, r)
 		}
@@ -291,6 +297,9 @@ func TestLegacyFallback(t *testing.T) {
 			Resource: "flunders", ResponseKind: &metav1.GroupVersionKind{Kind: "Flunder"}, Scope: apidiscoveryv2.ScopeNamespace,
 			SingularResource: "flunder", Verbs: []string{"get", "list"}, ShortNames: []string{"fl"},
 			Subresources: []apidiscoveryv2.APISubresourceDiscovery{{Subresource: "status", ResponseKind: &metav1.GroupVersionKind{Kind: "Flunder"}, Verbs: []string{"get"}}},
+		}, {
+			Resource: "orphans", ResponseKind: &metav1.GroupVersionKind{}, Scope: apidiscoveryv2.ScopeCluster,
+			Subresources: []apidiscoveryv2.APISubresourceDiscovery{{Subresource: "status", ResponseKind: &metav1.GroupVersionKind{Kind: "Orphan"}, Verbs: []string{"get"}}},
 		}},
 		Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent,
 	}}
@@ -420,5 +429,54 @@ func TestGroupVersionNotInTheRemoteDocument(t *testing.T) {
 	want := []apidiscoveryv2.APIVersionDiscovery{{Version: "v2", Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}}
 	if g := f.aggregated(t, "wardle.example.com"); g == nil || !reflect.DeepEqual(g.Versions, want) {
 		t.Errorf("aggregated = %+v", g)
+	}
+}
+
+// TestMatchesOracle: the aggregated entry of a remote group is, to the
+// byte, what kube-apiserver 1.37.1 served for a backend registered on it
+// answering with testdata/remote-*.json: its own aggregated document, or,
+// when its /apis failed, its resource list converted.
+func TestMatchesOracle(t *testing.T) {
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.TrimSpace(data)
+	}
+	for _, tc := range []struct {
+		name       string
+		aggregated bool
+		want       string
+	}{
+		{"aggregated", true, "oracle-group-aggregated.json"},
+		{"legacy", false, "oracle-group-legacy.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+				switch {
+				case r.URL.Path == "/apis" && tc.aggregated:
+					w.Header().Set("Content-Type", acceptAggregated)
+					_, _ = w.Write(read("remote-aggregated.json"))
+				case r.URL.Path == "/apis":
+					http.Error(w, "failing", http.StatusInternalServerError)
+				case r.URL.Path == "/apis/aggdisc.example.com/v1alpha1":
+					w.Header().Set("Content-Type", "application/json")
+					_, _ = w.Write(read("remote-resourcelist.json"))
+				default:
+					http.NotFound(w, r)
+				}
+			})
+			f := start(t, transport{"aggdisc-backend": b}, time.Hour, apiService("aggdisc.example.com", "v1alpha1", "aggdisc-backend", 1000, 15))
+			var list struct {
+				Items []json.RawMessage `json:"items"`
+			}
+			if err := json.Unmarshal(f.get(t, "/apis", acceptAggregated).Body.Bytes(), &list); err != nil {
+				t.Fatal(err)
+			}
+			if len(list.Items) != 1 || string(list.Items[0]) != string(read(tc.want)) {
+				t.Errorf("aggregated entries:\n%s\nwant\n%s", list.Items, read(tc.want))
+			}
+		})
 	}
 }

@@ -1,12 +1,15 @@
 package openapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -550,5 +553,62 @@ func TestV3ConvertedFromV2(t *testing.T) {
 	}
 	if w.Header().Get("Cache-Control") != "public, immutable" {
 		t.Errorf("converted document fetched by its hash: Cache-Control %q", w.Header().Get("Cache-Control"))
+	}
+}
+
+// TestV2MergeMatchesOracle: what the merge adds to the local document for
+// a remote server answering testdata/remote-openapi-v2.json is, to the
+// byte, what kube-apiserver 1.37.1 added for a backend registered on it
+// answering the same (its path under the group version, Flunder, the
+// unused definition, the conflicting ObjectMeta renamed _v2), and it
+// changes none of the local entries.
+func TestV2MergeMatchesOracle(t *testing.T) {
+	remoteDoc, err := os.ReadFile(filepath.Join("testdata", "remote-openapi-v2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oracle, err := os.ReadFile(filepath.Join("testdata", "oracle-merged-additions.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := newLocal(t)
+	b := newBackend(t)
+	b.handle("/openapi/v2", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(remoteDoc)
+	})
+	a := run(t, local, transport{"aggdisc-backend": b}, time.Hour)
+	a.AddAPIService(apiService("aggdisc.example.com", "v1alpha1", "aggdisc-backend", 1000, 15))
+	eventually(t, "the remote paths are merged", func() bool {
+		return len(rawDocument(t, a).Paths) > len(rawDocument(t, local).Paths)
+	})
+	localRaw, merged := rawDocument(t, local), rawDocument(t, a)
+	additions := map[string]map[string]json.RawMessage{"paths": {}, "definitions": {}}
+	for p, item := range merged.Paths {
+		if l, ok := localRaw.Paths[p]; !ok {
+			additions["paths"][p] = item
+		} else if string(l) != string(item) {
+			t.Errorf("the local path %s changed", p)
+		}
+	}
+	for name, def := range merged.Definitions {
+		if l, ok := localRaw.Definitions[name]; !ok {
+			additions["definitions"][name] = def
+		} else if string(l) != string(def) {
+			t.Errorf("the local definition %s changed", name)
+		}
+	}
+	// Encoded as the oracle's: paths, then definitions, keys sorted.
+	var got bytes.Buffer
+	enc := json.NewEncoder(&got)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		Paths       map[string]json.RawMessage `json:"paths"`
+		Definitions map[string]json.RawMessage `json:"definitions"`
+	}{additions["paths"], additions["definitions"]}); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(oracle) {
+		t.Errorf("additions:\n%s\nwant (kube-apiserver 1.37.1)\n%s", got.String(), oracle)
 	}
 }
