@@ -74,14 +74,17 @@ type Config struct {
 
 // Aggregator serves /openapi/ with the documents of remote servers. Tell
 // it of every APIService the informer sees (AddAPIService,
-// RemoveAPIService); Run does the downloading.
+// RemoveAPIService); RunV2 and RunV3 do the downloading.
 type Aggregator struct {
 	local     Local
 	transport remote.Transport
 	log       *slog.Logger
 	refresh   time.Duration
 	timeout   time.Duration
-	queue     workqueue.TypedRateLimitingInterface[string]
+	// v2Queue and v3Queue are the APIServices whose /openapi/v2 and
+	// /openapi/v3 are due, downloaded by RunV2 and RunV3 as
+	// kube-aggregator's two controllers do.
+	v2Queue, v3Queue workqueue.TypedRateLimitingInterface[string]
 
 	mu sync.Mutex
 	// remotes are the remote APIServices, by name.
@@ -129,11 +132,9 @@ func New(c Config) *Aggregator {
 		log:       c.Logger,
 		refresh:   c.RefreshInterval,
 		timeout:   c.Timeout,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](c.RefreshInterval, max(c.RefreshInterval, maxRetryInterval)),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "open_api_aggregation_controller"},
-		),
-		remotes: map[string]*remoteSpecs{},
+		v2Queue:   newQueue(c.RefreshInterval, "open_api_aggregation_controller"),
+		v3Queue:   newQueue(c.RefreshInterval, "open_api_v3_aggregation_controller"),
+		remotes:   map[string]*remoteSpecs{},
 	}
 	a.v2 = newMergedV2(a)
 	a.v3 = newMergedV3(a)
@@ -157,8 +158,19 @@ func (a *Aggregator) AddAPIService(apiService *apiregistrationv1.APIService) {
 	r.apiService = apiService.DeepCopy()
 	a.generation++ // its priority may have changed
 	a.mu.Unlock()
-	a.queue.Forget(apiService.Name)
-	a.queue.Add(apiService.Name)
+	for _, q := range []workqueue.TypedRateLimitingInterface[string]{a.v2Queue, a.v3Queue} {
+		q.Forget(apiService.Name)
+		q.Add(apiService.Name)
+	}
+}
+
+// newQueue is a queue whose failed keys wait from refresh doubling up to
+// an hour, as kube-aggregator's.
+func newQueue(refresh time.Duration, name string) workqueue.TypedRateLimitingInterface[string] {
+	return workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](refresh, max(refresh, maxRetryInterval)),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: name},
+	)
 }
 
 // RemoveAPIService tells the aggregator that an APIService is gone: its
@@ -174,98 +186,140 @@ func (a *Aggregator) RemoveAPIService(name string) {
 	if ok {
 		a.v3.forgetConverted(r.apiService)
 	}
-	a.queue.Forget(name)
+	a.v2Queue.Forget(name)
+	a.v3Queue.Forget(name)
 }
 
-// Run downloads the remote documents with workers goroutines until ctx
-// is done.
-func (a *Aggregator) Run(ctx context.Context, workers int) {
-	defer a.queue.ShutDown()
+// RunV2 downloads the remote /openapi/v2 documents with workers
+// goroutines until ctx is done.
+func (a *Aggregator) RunV2(ctx context.Context, workers int) {
+	a.run(ctx, a.v2Queue, workers, a.syncV2)
+}
+
+// RunV3 downloads the remote /openapi/v3 indexes (and the v2 documents of
+// servers with no v3) with workers goroutines until ctx is done.
+func (a *Aggregator) RunV3(ctx context.Context, workers int) {
+	a.run(ctx, a.v3Queue, workers, a.syncV3)
+}
+
+// run syncs the keys of queue until ctx is done: after a success again
+// after the refresh interval, after a failure with backoff, not again if
+// sync says so.
+func (a *Aggregator) run(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string], workers int, syncKey func(context.Context, string) (bool, error)) {
 	go func() {
 		<-ctx.Done()
-		a.queue.ShutDown()
+		queue.ShutDown()
 	}()
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for a.next(ctx) {
+			for {
+				name, quit := queue.Get()
+				if quit {
+					return
+				}
+				again, err := syncKey(ctx, name)
+				switch {
+				case err != nil:
+					a.log.Info("Downloading an OpenAPI document of an APIService failed", "apiservice", name, "err", err)
+					queue.AddRateLimited(name)
+				case again:
+					queue.Forget(name)
+					queue.AddAfter(name, a.refresh)
+				default:
+					queue.Forget(name)
+				}
+				queue.Done(name)
 			}
 		})
 	}
 	wg.Wait()
 }
 
-func (a *Aggregator) next(ctx context.Context) bool {
-	name, quit := a.queue.Get()
-	if quit {
-		return false
+// current returns the APIService named name and its documents' state, or
+// nil if it is gone.
+func (a *Aggregator) current(name string) (*remoteSpecs, *apiregistrationv1.APIService, string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r, ok := a.remotes[name]
+	if !ok {
+		return nil, nil, ""
 	}
-	defer a.queue.Done(name)
-	again, err := a.sync(ctx, name)
-	switch {
-	case err != nil:
-		a.log.Info("Downloading the OpenAPI documents of an APIService failed", "apiservice", name, "err", err)
-		a.queue.AddRateLimited(name)
-	case again:
-		a.queue.Forget(name)
-		a.queue.AddAfter(name, a.refresh)
-	default:
-		a.queue.Forget(name)
-	}
-	return true
+	return r, r.apiService, r.v2ETag
 }
 
-// sync downloads the documents of an APIService's server. again says
-// whether to download them again later: not when the server has neither
-// document (kube-aggregator gives up on it until the APIService changes),
-// nor when the APIService is gone. What was downloaded is kept even if
-// the other download failed.
-func (a *Aggregator) sync(ctx context.Context, name string) (again bool, err error) {
-	a.mu.Lock()
-	r, ok := a.remotes[name]
-	var apiService *apiregistrationv1.APIService
-	var v2ETag string
-	if ok {
-		apiService, v2ETag = r.apiService, r.v2ETag
-	}
-	a.mu.Unlock()
-	if !ok {
+// syncV2 downloads the /openapi/v2 of an APIService's server. A server
+// that fails keeps its last document; one with none (404) is not asked
+// again until its APIService changes, as kube-aggregator gives up on it.
+func (a *Aggregator) syncV2(ctx context.Context, name string) (again bool, err error) {
+	r, apiService, etag := a.current(name)
+	if r == nil {
 		return false, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
-	v2, v2Err := downloadV2(ctx, a.transport, apiService, v2ETag)
-	index, v3Err := downloadV3Index(ctx, a.transport, apiService)
-
+	v2, err := downloadV2(ctx, a.transport, apiService, etag)
+	if err != nil {
+		return false, err
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.remotes[name] != r || r.apiService != apiService {
 		return false, nil // changed or gone meanwhile: queued again if changed
 	}
-	if v2Err == nil && v2.doc != nil {
+	if v2.doc != nil {
 		r.v2, r.v2ETag = v2.doc, v2.etag
 		r.v2Filtered = filterV2(v2.doc, apiService)
 		a.generation++
 	}
-	if v3Err == nil {
-		converted := index.notFound
-		if converted != r.v3Converted || !equalPaths(index.paths, r.v3Paths) {
-			a.generation++
-		}
-		r.v3Paths, r.v3Converted = index.paths, converted
+	return !v2.notFound, nil
+}
+
+// syncV3 downloads the /openapi/v3 index of an APIService's server; for a
+// server with none, it serves the conversion of its v2 document (the one
+// syncV2 keeps, or one downloaded now).
+func (a *Aggregator) syncV3(ctx context.Context, name string) (again bool, err error) {
+	r, apiService, _ := a.current(name)
+	if r == nil {
+		return false, nil
 	}
-	if r.v3Converted && r.v2 != nil {
-		a.v3.convert(apiService, r.v2)
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	index, err := downloadV3Index(ctx, a.transport, apiService)
+	if err != nil {
+		return false, err
+	}
+	var v2 *spec.Swagger
+	if index.notFound {
+		a.mu.Lock()
+		v2 = r.v2
+		a.mu.Unlock()
+		if v2 == nil {
+			d, err := downloadV2(ctx, a.transport, apiService, "")
+			if err != nil {
+				return false, err
+			}
+			if d.notFound {
+				return false, nil
+			}
+			v2 = d.doc
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.remotes[name] != r || r.apiService != apiService {
+		return false, nil
+	}
+	if index.notFound != r.v3Converted || !equalPaths(index.paths, r.v3Paths) {
+		a.generation++
+	}
+	r.v3Paths, r.v3Converted = index.paths, index.notFound
+	if index.notFound {
+		a.v3.convert(apiService, v2)
 	} else {
 		a.v3.forgetConverted(apiService)
 	}
-	if v2Err != nil {
-		return false, v2Err
-	}
-	if v3Err != nil {
-		return false, v3Err
-	}
-	return !(v2.notFound && index.notFound), nil
+	return true, nil
 }
 
 func equalPaths(a, b map[string]string) bool {

@@ -201,9 +201,10 @@ func run(t *testing.T, local *openapi.Service, backends transport, refresh time.
 	t.Helper()
 	a := New(Config{Local: local, Transport: backends.reach, RefreshInterval: refresh, Timeout: 30 * time.Second})
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); a.Run(ctx, 2) }()
-	t.Cleanup(func() { cancel(); <-done })
+	done := make(chan struct{}, 2)
+	go func() { defer func() { done <- struct{}{} }(); a.RunV2(ctx, 1) }()
+	go func() { defer func() { done <- struct{}{} }(); a.RunV3(ctx, 1) }()
+	t.Cleanup(func() { cancel(); <-done; <-done })
 	return a
 }
 
