@@ -2,8 +2,10 @@ package discovery
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
+	"sync"
 	"testing"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
@@ -168,5 +170,57 @@ func TestRemoteGroupVersionHidesLocal(t *testing.T) {
 	}
 	if g, _ := aggregatedGroupNamed(t, h, "apps"); len(g.Versions) != 1 || len(g.Versions[0].Resources) == 0 {
 		t.Errorf("aggregated apps after removal = %+v", g.Versions)
+	}
+}
+
+// TestConcurrentRemoteRefreshWhileServing: remote group versions refreshed
+// (fresh, stale, removed) while clients read every document: each answer
+// is whole (run with -race).
+func TestConcurrentRemoteRefreshWhileServing(t *testing.T) {
+	reg := referenceRegistry()
+	h := mux(&Handler{Registry: reg})
+	gv := schema.GroupVersion{Group: "wardle.example.com", Version: "v1alpha1"}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(done)
+		for i := range 300 {
+			switch i % 3 {
+			case 0:
+				reg.SetRemote(RemoteGroupVersion{GroupVersion: gv, GroupPriority: 1000, Discovery: flunders(apidiscoveryv2.DiscoveryFreshnessCurrent)})
+			case 1:
+				reg.SetRemote(RemoteGroupVersion{GroupVersion: gv, GroupPriority: 1000, Discovery: apidiscoveryv2.APIVersionDiscovery{Freshness: apidiscoveryv2.DiscoveryFreshnessStale}})
+			default:
+				reg.RemoveRemote(gv)
+			}
+		}
+	})
+	errs := make(chan error, 3)
+	for _, rq := range []struct{ path, accept string }{{"/apis", ""}, {"/apis", acceptAggregated}, {"/apis/wardle.example.com", ""}} {
+		wg.Go(func() {
+			for n := 0; ; n++ {
+				select {
+				case <-done:
+					if n > 0 {
+						return
+					}
+				default:
+				}
+				w := get(t, h, rq.path, rq.accept)
+				if (w.Code != http.StatusOK && !(rq.path == "/apis/wardle.example.com" && w.Code == http.StatusNotFound)) ||
+					(w.Code == http.StatusOK && !json.Valid(w.Body.Bytes())) {
+					errs <- fmt.Errorf("%s (%s): %d %q", rq.path, rq.accept, w.Code, w.Body)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if reg.HasGroup(gv.Group) {
+		t.Error("the group is served after the last RemoveRemote")
 	}
 }
