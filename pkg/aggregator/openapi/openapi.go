@@ -10,7 +10,10 @@
 //     kube-aggregator uses), remote servers taken by priority (group, then
 //     version, then name).
 //   - /openapi/v3 lists the local documents and those of every remote
-//     server's own /openapi/v3 index; /openapi/v3/<path> of a remote one
+//     server's own /openapi/v3 index, a path listed already keeping its
+//     first server, the local ones first (kube-aggregator takes them in no
+//     set order: a remote server listing "version" was seen replacing
+//     kube-apiserver's own); /openapi/v3/<path> of a remote one
 //     is the remote server's answer, passed through with its hash, ETag and
 //     cache headers, asked as the client (who the remote server sees, as
 //     through the proxy). A remote server with no /openapi/v3 has its v2
