@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/tools/cache"
 
 	aggdiscovery "github.com/kapi-dev/kapi/pkg/aggregator/discovery"
@@ -51,4 +52,12 @@ func addRemoteDocuments(s *server.GenericAPIServer, apiServices cache.SharedInde
 		return nil
 	})
 	return documents, nil
+}
+
+// discoveryMetrics are kube-apiserver's metrics of the discovery documents.
+func discoveryMetrics(disc *discovery.Registry) []prometheus.Collector {
+	return []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "aggregator_discovery_aggregation_count_total",
+		Help: "[ALPHA] Counter of number of times discovery was aggregated",
+	}, func() float64 { return float64(disc.Builds()) })}
 }

@@ -232,6 +232,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	}
 
 	disc := discovery.NewRegistry()
+	metricsRegistry.MustRegister(discoveryMetrics(disc)...)
 	openAPIService := openapi.NewService(openapi.Config{
 		Info:   openapi.Info{Title: "Kubernetes", Version: version.EmulationVersion()},
 		Scheme: scheme.Scheme,

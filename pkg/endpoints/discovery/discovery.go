@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -70,7 +71,13 @@ type Registry struct {
 	byGV   map[schema.GroupVersion]GroupVersion
 	remote map[schema.GroupVersion]RemoteGroupVersion
 	cached *documents // built lazily after each change
+	builds atomic.Uint64
 }
+
+// Builds counts the times the documents were built: once after each
+// change, when first asked for (kube-apiserver counts the same as
+// aggregator_discovery_aggregation_count_total).
+func (r *Registry) Builds() uint64 { return r.builds.Load() }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
@@ -257,6 +264,7 @@ func (r *Registry) docs() *documents {
 	defer r.mu.Unlock()
 	if r.cached == nil {
 		r.cached = build(r.byGV, r.remote)
+		r.builds.Add(1)
 	}
 	return r.cached
 }

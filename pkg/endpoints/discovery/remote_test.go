@@ -224,3 +224,26 @@ func TestConcurrentRemoteRefreshWhileServing(t *testing.T) {
 		t.Error("the group is served after the last RemoveRemote")
 	}
 }
+
+// TestBuildsCountsChanges: the documents are built once per change, when
+// asked for, however many clients ask.
+func TestBuildsCountsChanges(t *testing.T) {
+	reg := referenceRegistry()
+	h := mux(&Handler{Registry: reg})
+	if reg.Builds() != 0 {
+		t.Fatalf("built %d times before any request", reg.Builds())
+	}
+	for range 3 {
+		get(t, h, "/apis", acceptAggregated)
+	}
+	gv := schema.GroupVersion{Group: "wardle.example.com", Version: "v1alpha1"}
+	remote := RemoteGroupVersion{GroupVersion: gv, Discovery: flunders(apidiscoveryv2.DiscoveryFreshnessCurrent)}
+	reg.SetRemote(remote)
+	reg.SetRemote(remote) // no change
+	for range 3 {
+		get(t, h, "/apis", "")
+	}
+	if reg.Builds() != 2 {
+		t.Errorf("built %d times for two states, want 2", reg.Builds())
+	}
+}
