@@ -232,6 +232,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	}
 
 	disc := discovery.NewRegistry()
+	metricsRegistry.MustRegister(discoveryMetrics(disc)...)
 	openAPIService := openapi.NewService(openapi.Config{
 		Info:   openapi.Info{Title: "Kubernetes", Version: version.EmulationVersion()},
 		Scheme: scheme.Scheme,
@@ -381,7 +382,13 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	})
 	flowControl := buildFlowControl(c, aggregator, disc, sharedInformers, objectCounts, watchCaches, metricsRegistry, log)
 	installSystemEndpoints(aggregator, metricsRegistry, c.Profiling, net.JoinHostPort(public.String(), strconv.Itoa(port)))
-	aggregator.Handle("/openapi/", openAPIService)
+	// The documents of remote APIServices, fetched with the proxy's
+	// transport, in discovery and OpenAPI.
+	openAPIHandler, err := addRemoteDocuments(aggregator, apiServices.APIServices, disc, openAPIService, remoteAPIServices.config.Transport, log)
+	if err != nil {
+		return nil, err
+	}
+	aggregator.Handle("/openapi/", openAPIHandler)
 	installIssuerDiscovery(aggregator, saTokens)
 
 	auditing, err := buildAudit(c.Audit, metricsRegistry, webhookX509, log)

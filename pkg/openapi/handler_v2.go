@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha512"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	openapi_v2 "github.com/google/gnostic-models/openapiv2"
 	"github.com/munnerz/goautoneg"
+	"google.golang.org/protobuf/proto"
 	"k8s.io/kube-openapi/pkg/cached"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
@@ -38,23 +42,31 @@ type encoded struct {
 // until the document changes: the document is 2 MB of JSON and encoding it
 // takes longer than serving it.
 type v2Handler struct {
-	doc cached.LastSuccess[*v2Document]
+	doc cached.LastSuccess[v2Source]
 
 	spec             cached.Value[*spec.Swagger]
 	json, jsonGzip   cached.Value[encoded]
 	proto, protoGzip cached.Value[encoded]
 }
 
+// v2Source is what the v2 document is served from: the document kapi
+// builds of its parts (v2Document), or one made elsewhere (swaggerSource).
+type v2Source interface {
+	Swagger() (*spec.Swagger, error)
+	JSON() ([]byte, error)
+	Protobuf() ([]byte, error)
+}
+
 func newV2Handler() *v2Handler {
 	h := &v2Handler{}
-	h.spec = cached.Transform(func(d *v2Document, _ string, err error) (*spec.Swagger, string, error) {
+	h.spec = cached.Transform(func(d v2Source, etag string, err error) (*spec.Swagger, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
 		s, err := d.Swagger()
-		return s, "", err
+		return s, etag, err
 	}, &h.doc)
-	h.json = cached.Transform(func(d *v2Document, _ string, err error) (encoded, string, error) {
+	h.json = cached.Transform(func(d v2Source, _ string, err error) (encoded, string, error) {
 		if err != nil {
 			return encoded{}, "", err
 		}
@@ -105,7 +117,60 @@ func gzipped(e encoded, etag string, err error) (encoded, string, error) {
 // update replaces the document. version identifies it: a new one is
 // encoded again.
 func (h *v2Handler) update(version string, doc *v2Document) {
-	h.doc.Store(cached.Static(doc, version))
+	h.doc.Store(cached.Static[v2Source](doc, version))
+}
+
+// NewSwaggerHandler serves the Swagger 2.0 document doc at /openapi/v2 as
+// Service serves its own: JSON or protobuf, gzipped if asked, with ETags,
+// each form encoded once per ETag of doc. The aggregator serves with it
+// the local document merged with those of remote servers. While doc
+// fails, its last document is served.
+func NewSwaggerHandler(doc cached.Value[*spec.Swagger]) http.Handler {
+	h := newV2Handler()
+	h.doc.Store(cached.Transform(func(s *spec.Swagger, etag string, err error) (v2Source, string, error) {
+		if err != nil {
+			return nil, "", err
+		}
+		return &swaggerSource{doc: s}, etag, nil
+	}, doc))
+	return h
+}
+
+// swaggerSource serves a Swagger document as it is.
+type swaggerSource struct {
+	doc      *spec.Swagger
+	jsonOnce sync.Once
+	json     []byte
+	jsonErr  error
+}
+
+func (s *swaggerSource) Swagger() (*spec.Swagger, error) { return s.doc, nil }
+
+// JSON is the document's encoding, HTML characters unescaped as
+// kube-apiserver's.
+func (s *swaggerSource) JSON() ([]byte, error) {
+	s.jsonOnce.Do(func() {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		s.jsonErr = enc.Encode(s.doc)
+		s.json = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	})
+	return s.json, s.jsonErr
+}
+
+// Protobuf is gnostic's encoding of the JSON document, as kube-openapi's
+// handler makes it.
+func (s *swaggerSource) Protobuf() ([]byte, error) {
+	data, err := s.JSON()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := openapi_v2.ParseDocument(data)
+	if err != nil {
+		return nil, err
+	}
+	return proto.Marshal(doc)
 }
 
 func (h *v2Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

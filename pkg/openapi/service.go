@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/cached"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
@@ -334,6 +335,14 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Service) OpenAPIV2() (*spec.Swagger, error) {
 	doc, _, err := s.v2.spec.Get()
 	return doc, err
+}
+
+// OpenAPIV2Document is the Swagger 2.0 document, with an ETag that
+// changes when it does (and only then), for the aggregator to merge the
+// documents of remote servers into when it changes. The document is
+// shared: do not modify it.
+func (s *Service) OpenAPIV2Document() cached.Value[*spec.Swagger] {
+	return s.v2.spec
 }
 
 // OpenAPIV3 returns the OpenAPI 3.0 document of a group version, or nil

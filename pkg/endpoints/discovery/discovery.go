@@ -12,8 +12,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -41,17 +43,45 @@ type GroupVersion struct {
 	VersionPriority int
 }
 
+// RemoteGroupVersion is a group version another server serves, behind an
+// APIService of the aggregator (see pkg/aggregator/discovery). Its entry
+// in aggregated discovery is the one that server publishes, as fetched;
+// the legacy /apis and /apis/<group> list it; its /apis/<group>/<version>
+// is the remote server's own, proxied, not served from the registry.
+type RemoteGroupVersion struct {
+	GroupVersion schema.GroupVersion
+	// The APIService's groupPriorityMinimum and versionPriority.
+	GroupPriority   int
+	VersionPriority int
+	// Discovery is the version's entry in aggregated discovery, with its
+	// freshness (Stale when the last fetch failed). Its Version is that
+	// of GroupVersion whatever it says.
+	Discovery apidiscoveryv2.APIVersionDiscovery
+}
+
 // Registry holds the served group versions. It is safe for concurrent use:
 // CRDs add and remove group versions while clients read.
+//
+// A group version is either local (Set: its documents are built from its
+// resources) or remote (SetRemote); a remote one hides a local one of the
+// same name, as an APIService with a service takes a group version from
+// the local servers in kube-aggregator.
 type Registry struct {
 	mu     sync.RWMutex
 	byGV   map[schema.GroupVersion]GroupVersion
+	remote map[schema.GroupVersion]RemoteGroupVersion
 	cached *documents // built lazily after each change
+	builds atomic.Uint64
 }
+
+// Builds counts the times the documents were built: once after each
+// change, when first asked for (kube-apiserver counts the same as
+// aggregator_discovery_aggregation_count_total).
+func (r *Registry) Builds() uint64 { return r.builds.Load() }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{byGV: map[schema.GroupVersion]GroupVersion{}}
+	return &Registry{byGV: map[schema.GroupVersion]GroupVersion{}, remote: map[schema.GroupVersion]RemoteGroupVersion{}}
 }
 
 // Set adds or replaces a group version.
@@ -73,12 +103,40 @@ func (r *Registry) Remove(gv schema.GroupVersion) {
 	r.cached = nil
 }
 
-// Has reports whether gv is served.
+// SetRemote adds or replaces a remote group version. Setting what is
+// already there (a periodic refresh that found nothing new) changes
+// nothing: the documents keep their encodings and ETags.
+func (r *Registry) SetRemote(gv RemoteGroupVersion) {
+	gv.Discovery = *gv.Discovery.DeepCopy()
+	gv.Discovery.Version = gv.GroupVersion.Version
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old, ok := r.remote[gv.GroupVersion]; ok && equality.Semantic.DeepEqual(old, gv) {
+		return
+	}
+	r.remote[gv.GroupVersion] = gv
+	r.cached = nil
+}
+
+// RemoveRemote removes a remote group version; a local one of the same
+// name is served again.
+func (r *Registry) RemoveRemote(gv schema.GroupVersion) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.remote[gv]; ok {
+		delete(r.remote, gv)
+		r.cached = nil
+	}
+}
+
+// Has reports whether gv is served locally, that is whether the registry
+// serves its /apis/<group>/<version>.
 func (r *Registry) Has(gv schema.GroupVersion) bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	_, ok := r.byGV[gv]
-	return ok
+	_, remote := r.remote[gv]
+	return ok && !remote
 }
 
 // GroupVersions returns the served group versions, ordered by group and
@@ -100,7 +158,8 @@ func (r *Registry) GroupVersions() []GroupVersion {
 	return out
 }
 
-// HasGroup reports whether any version of group is served.
+// HasGroup reports whether any version of group is served, locally or
+// remotely.
 func (r *Registry) HasGroup(group string) bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -109,15 +168,21 @@ func (r *Registry) HasGroup(group string) bool {
 			return true
 		}
 	}
+	for gv := range r.remote {
+		if gv.Group == group {
+			return true
+		}
+	}
 	return false
 }
 
-// HasResource reports whether any served version of group has resource.
+// HasResource reports whether any locally served version of group has
+// resource. What remote servers serve is theirs to know.
 func (r *Registry) HasResource(group, resource string) bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	for gv, v := range r.byGV {
-		if gv.Group != group {
+		if _, remote := r.remote[gv]; gv.Group != group || remote {
 			continue
 		}
 		for _, res := range v.Resources {
@@ -198,13 +263,24 @@ func (r *Registry) docs() *documents {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cached == nil {
-		r.cached = build(r.byGV)
+		r.cached = build(r.byGV, r.remote)
+		r.builds.Add(1)
 	}
 	return r.cached
 }
 
+// servedVersion is a local or a remote group version, as build orders
+// them.
+type servedVersion struct {
+	GroupVersion    schema.GroupVersion
+	Resources       []metav1.APIResource
+	GroupPriority   int
+	VersionPriority int
+	remote          *RemoteGroupVersion // nil for a local one
+}
+
 // build computes every document from the served group versions.
-func build(byGV map[schema.GroupVersion]GroupVersion) *documents {
+func build(byGV map[schema.GroupVersion]GroupVersion, remote map[schema.GroupVersion]RemoteGroupVersion) *documents {
 	d := &documents{
 		groupByName:    map[string]*metav1.APIGroup{},
 		resourceLists:  map[schema.GroupVersion]*metav1.APIResourceList{},
@@ -212,10 +288,24 @@ func build(byGV map[schema.GroupVersion]GroupVersion) *documents {
 		aggregatedAPIs: newAggregatedList(),
 	}
 	// Group the versions, order versions within each group and groups
-	// among themselves.
-	byGroup := map[string][]GroupVersion{}
-	for _, gv := range byGV {
-		byGroup[gv.GroupVersion.Group] = append(byGroup[gv.GroupVersion.Group], gv)
+	// among themselves: a group by the highest priority of its versions,
+	// as kube-aggregator orders the groups of its APIServices.
+	byGroup := map[string][]servedVersion{}
+	groupPriority := map[string]int{}
+	add := func(v servedVersion) {
+		g := v.GroupVersion.Group
+		if p, ok := groupPriority[g]; !ok || v.GroupPriority > p {
+			groupPriority[g] = v.GroupPriority
+		}
+		byGroup[g] = append(byGroup[g], v)
+	}
+	for gv, v := range byGV {
+		if _, ok := remote[gv]; !ok {
+			add(servedVersion{GroupVersion: gv, Resources: v.Resources, GroupPriority: v.GroupPriority, VersionPriority: v.VersionPriority})
+		}
+	}
+	for _, v := range remote {
+		add(servedVersion{GroupVersion: v.GroupVersion, GroupPriority: v.GroupPriority, VersionPriority: v.VersionPriority, remote: &v})
 	}
 	names := make([]string, 0, len(byGroup))
 	for name, versions := range byGroup {
@@ -228,7 +318,7 @@ func build(byGV map[schema.GroupVersion]GroupVersion) *documents {
 		names = append(names, name)
 	}
 	sort.Slice(names, func(i, j int) bool {
-		pi, pj := byGroup[names[i]][0].GroupPriority, byGroup[names[j]][0].GroupPriority
+		pi, pj := groupPriority[names[i]], groupPriority[names[j]]
 		if pi != pj {
 			return pi > pj
 		}
@@ -238,6 +328,9 @@ func build(byGV map[schema.GroupVersion]GroupVersion) *documents {
 	for _, name := range names {
 		versions := byGroup[name]
 		for _, gv := range versions {
+			if gv.remote != nil {
+				continue // the remote server serves its resource list
+			}
 			tm := metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}
 			if name == "" {
 				// kube-apiserver leaves apiVersion out of /api/v1 (but
@@ -279,45 +372,59 @@ func newAggregatedList() *apidiscoveryv2.APIGroupDiscoveryList {
 }
 
 // aggregatedGroup is the apidiscovery.k8s.io/v2 form of a group: each
-// resource carries its subresources.
-func aggregatedGroup(name string, versions []GroupVersion) apidiscoveryv2.APIGroupDiscovery {
+// resource carries its subresources. Remote versions are as their servers
+// published them.
+func aggregatedGroup(name string, versions []servedVersion) apidiscoveryv2.APIGroupDiscovery {
 	g := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	for _, gv := range versions {
-		v := apidiscoveryv2.APIVersionDiscovery{Version: gv.GroupVersion.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
-		// Resources first, then their subresources, so that a
-		// subresource whose resource is not served gets a bare parent
-		// entry after the served resources, as in kube-apiserver.
-		index := map[string]int{}
-		for _, r := range gv.Resources {
-			if !strings.Contains(r.Name, "/") {
-				index[r.Name] = len(v.Resources)
-				v.Resources = append(v.Resources, aggregatedResource(r))
-			}
+		if gv.remote != nil {
+			g.Versions = append(g.Versions, gv.remote.Discovery)
+			continue
 		}
-		for _, r := range gv.Resources {
-			parent, sub, isSub := strings.Cut(r.Name, "/")
-			if !isSub {
-				continue
-			}
-			i, ok := index[parent]
-			if !ok {
-				i = len(v.Resources)
-				index[parent] = i
-				v.Resources = append(v.Resources, apidiscoveryv2.APIResourceDiscovery{
-					Resource:     parent,
-					Scope:        aggregatedResource(r).Scope,
-					ResponseKind: &metav1.GroupVersionKind{},
-				})
-			}
-			v.Resources[i].Subresources = append(v.Resources[i].Subresources, apidiscoveryv2.APISubresourceDiscovery{
-				Subresource:  sub,
-				ResponseKind: &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
-				Verbs:        r.Verbs,
-			})
-		}
-		g.Versions = append(g.Versions, v)
+		g.Versions = append(g.Versions, AggregatedVersion(gv.GroupVersion.Version, gv.Resources))
 	}
 	return g
+}
+
+// AggregatedVersion is the apidiscovery.k8s.io/v2 entry of a version whose
+// legacy resource list is resources (subresources named
+// "resource/subresource"): each resource carries its subresources. The
+// aggregator makes it of the resource list of a remote server that does
+// not serve aggregated discovery.
+func AggregatedVersion(version string, resources []metav1.APIResource) apidiscoveryv2.APIVersionDiscovery {
+	v := apidiscoveryv2.APIVersionDiscovery{Version: version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
+	// Resources first, then their subresources, so that a
+	// subresource whose resource is not served gets a bare parent
+	// entry after the served resources, as in kube-apiserver.
+	index := map[string]int{}
+	for _, r := range resources {
+		if !strings.Contains(r.Name, "/") {
+			index[r.Name] = len(v.Resources)
+			v.Resources = append(v.Resources, aggregatedResource(r))
+		}
+	}
+	for _, r := range resources {
+		parent, sub, isSub := strings.Cut(r.Name, "/")
+		if !isSub {
+			continue
+		}
+		i, ok := index[parent]
+		if !ok {
+			i = len(v.Resources)
+			index[parent] = i
+			v.Resources = append(v.Resources, apidiscoveryv2.APIResourceDiscovery{
+				Resource:     parent,
+				Scope:        aggregatedResource(r).Scope,
+				ResponseKind: &metav1.GroupVersionKind{},
+			})
+		}
+		v.Resources[i].Subresources = append(v.Resources[i].Subresources, apidiscoveryv2.APISubresourceDiscovery{
+			Subresource:  sub,
+			ResponseKind: &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
+			Verbs:        r.Verbs,
+		})
+	}
+	return v
 }
 
 func aggregatedResource(r metav1.APIResource) apidiscoveryv2.APIResourceDiscovery {
