@@ -256,9 +256,6 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	// estimator of priority and fairness and apiserver_resource_objects.
 	objectCounts := objectcount.New(objectcount.Options{Logger: log.With("component", "object-counts")})
 	metricsRegistry.MustRegister(objectCounts.Collector())
-	countCtx, stopCounting := context.WithCancel(context.Background())
-	s.closers = append(s.closers, func() error { stopCounting(); return nil })
-	go objectCounts.Run(countCtx)
 	restOptions := generic.RESTOptions{
 		ObjectCounts:   objectCounts,
 		StorageFactory: storageBackend,
@@ -378,6 +375,12 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		}, authn.trust, func(err error) {
 			log.Error("Unable to publish "+clusterauthenticationtrust.Namespace+"/"+clusterauthenticationtrust.Name, "err", err)
 		})
+		return nil
+	})
+	// The counting runs while the server serves, under kube-apiserver's
+	// name for it.
+	aggregator.AddPostStartHook("storage-object-count-tracker-hook", func(ctx server.PostStartHookContext) error {
+		go objectCounts.Run(ctx.Context)
 		return nil
 	})
 	flowControl := buildFlowControl(c, aggregator, disc, sharedInformers, objectCounts, watchCaches, metricsRegistry, log)
