@@ -61,6 +61,9 @@ type observations struct {
 	Get string `json:"get"`
 	// Seen is how the extension saw a request kubectl made as bob.
 	Seen wardle.Record `json:"seen"`
+	// SeenDirect is how the extension saw a request made to it directly
+	// with the front proxy's client certificate and headers.
+	SeenDirect wardle.Record `json:"seenDirect"`
 	// ForbiddenByCluster is the answer to a user without RBAC, by kubectl.
 	ForbiddenByCluster string `json:"forbiddenByCluster"`
 	// ForbiddenByExtension is the extension's answer, after a
@@ -182,6 +185,18 @@ func TestExtensionServer(t *testing.T) {
 		c.try(t, "", "get", "flunders", "-n", "wardle-test", "--as=bob", "--as-group=wardle-viewers", "--as-user-extra=scopes=read")
 		got.Seen = ext.lastRequestBy(t, "bob", path)
 		same(t, "what the extension saw", got.Seen, want.Seen)
+	})
+
+	t.Run("the extension trusts the front proxy the cluster publishes", func(t *testing.T) {
+		// What the aggregator sends, sent by the test: the extension
+		// learnt the front proxy's CA, allowed names and headers from the
+		// cluster's extension-apiserver-authentication ConfigMap.
+		code := ext.getAsFrontProxy(t, c, path, "carol", []string{"wardle-viewers", "system:authenticated"}, map[string]string{"Scopes": "write"})
+		if code != http.StatusOK {
+			t.Errorf("the extension answered %d to the front proxy, want 200", code)
+		}
+		got.SeenDirect = ext.lastRequestBy(t, "carol", path)
+		same(t, "what the extension saw", got.SeenDirect, want.SeenDirect)
 	})
 
 	t.Run("the cluster refuses a user without RBAC", func(t *testing.T) {
@@ -456,6 +471,35 @@ func (e *extension) get(t *testing.T, path, token string) status {
 		t.Errorf("the extension answered %d with a Status of code %d", resp.StatusCode, s.Code)
 	}
 	return status{Code: s.Code, Reason: string(s.Reason), Message: s.Message}
+}
+
+// getAsFrontProxy asks the extension directly as the cluster's front
+// proxy does, for user with groups and extra, and returns the status code.
+func (e *extension) getAsFrontProxy(t *testing.T, c *cluster, path, user string, groups []string, extra map[string]string) int {
+	t.Helper()
+	cert, err := tls.LoadX509KeyPair(c.proxyCert, c.proxyKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := e.client(t)
+	client.Transport.(*http.Transport).TLSClientConfig.Certificates = []tls.Certificate{cert}
+	req, err := http.NewRequest(http.MethodGet, e.url(path), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Remote-User", user)
+	for _, g := range groups {
+		req.Header.Add("X-Remote-Group", g)
+	}
+	for k, v := range extra {
+		req.Header.Add("X-Remote-Extra-"+k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // requestsBy returns the requests the extension recorded from user.

@@ -81,6 +81,9 @@ type cluster struct {
 	kubeconfig string // the admin's (system:masters)
 	config     *rest.Config
 	kubectlBin string
+	// proxyCert and proxyKey are the front proxy's client certificate,
+	// which the cluster presents to the extension.
+	proxyCert, proxyKey string
 }
 
 // startCluster starts kapi with the front-proxy flags kubeadm gives
@@ -97,9 +100,13 @@ func startCluster(t *testing.T) *cluster {
 	bin := binaries(t)
 	c := &cluster{kubectlBin: filepath.Join(bin, "kubectl")}
 	if oracle := os.Getenv("KAPI_AGGREGATION_ORACLE"); oracle != "" {
+		// The oracle's start.sh keeps its PKI in pki/ beside the
+		// kubeconfig.
 		c.kubeconfig = oracle
+		pki := filepath.Join(filepath.Dir(oracle), "pki")
+		c.proxyCert, c.proxyKey = filepath.Join(pki, "front-proxy-client.crt"), filepath.Join(pki, "front-proxy-client.key")
 	} else {
-		c.kubeconfig = startKapi(t, bin)
+		c.kubeconfig, c.proxyCert, c.proxyKey = startKapi(t, bin)
 	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
 	if err != nil {
@@ -109,7 +116,7 @@ func startCluster(t *testing.T) *cluster {
 	return c
 }
 
-func startKapi(t *testing.T, bin string) string {
+func startKapi(t *testing.T, bin string) (kubeconfig, proxyCert, proxyKey string) {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -156,7 +163,7 @@ func startKapi(t *testing.T, bin string) string {
 		}
 	})
 
-	kubeconfig := filepath.Join(dataDir, "admin.kubeconfig")
+	kubeconfig = filepath.Join(dataDir, "admin.kubeconfig")
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -170,7 +177,7 @@ func startKapi(t *testing.T, bin string) string {
 				if resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/readyz", port)); err == nil {
 					resp.Body.Close()
 					if resp.StatusCode == http.StatusOK {
-						return kubeconfig
+						return kubeconfig, clientCert, clientKey
 					}
 				}
 			}
@@ -178,7 +185,7 @@ func startKapi(t *testing.T, bin string) string {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatal("kapi was not ready in time")
-	return ""
+	return "", "", ""
 }
 
 // kubectl runs kubectl as the admin, with stdin if not empty, and
