@@ -244,17 +244,27 @@ func TestExtensionServer(t *testing.T) {
 		}
 		cond.Message = norm(cond.Message)
 		got.Unavailable.Condition = cond
+		// Until the server's proxy has learnt that the APIService is
+		// unavailable, a request may still be sent to the extension and
+		// fail to connect: the answer wanted is the one after.
 		client, err := rest.HTTPClientFor(c.config)
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := client.Get(c.config.Host + path)
-		if err != nil {
-			t.Fatal(err)
+		deadline := time.Now().Add(time.Minute)
+		for {
+			resp, err := client.Get(c.config.Host + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got.Unavailable.Code, got.Unavailable.Body = resp.StatusCode, norm(string(body))
+			if !strings.Contains(string(body), "connection refused") || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		got.Unavailable.Code, got.Unavailable.Body = resp.StatusCode, norm(string(body))
 		_, errOut, err := c.kubectl("", "get", "flunders", "-n", "wardle-test")
 		if err == nil {
 			t.Error("kubectl get flunders succeeded with the extension stopped")
@@ -570,7 +580,7 @@ type watcher struct {
 func startWatch(t *testing.T, c *cluster, args ...string) *watcher {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, c.kubectlBin, append([]string{"--kubeconfig", c.kubeconfig}, args...)...)
+	cmd := exec.CommandContext(ctx, c.kubectlBin, append(c.globalFlags(), args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -84,6 +84,8 @@ type cluster struct {
 	// proxyCert and proxyKey are the front proxy's client certificate,
 	// which the cluster presents to the extension.
 	proxyCert, proxyKey string
+	// cacheDir is kubectl's discovery cache, the test's own.
+	cacheDir string
 }
 
 // startCluster starts kapi with the front-proxy flags kubeadm gives
@@ -98,7 +100,7 @@ type cluster struct {
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
 	bin := binaries(t)
-	c := &cluster{kubectlBin: filepath.Join(bin, "kubectl")}
+	c := &cluster{kubectlBin: filepath.Join(bin, "kubectl"), cacheDir: t.TempDir()}
 	if oracle := os.Getenv("KAPI_AGGREGATION_ORACLE"); oracle != "" {
 		// The oracle's start.sh keeps its PKI in pki/ beside the
 		// kubeconfig.
@@ -191,7 +193,7 @@ func startKapi(t *testing.T, bin string) (kubeconfig, proxyCert, proxyKey string
 // kubectl runs kubectl as the admin, with stdin if not empty, and
 // returns its output and error.
 func (c *cluster) kubectl(stdin string, args ...string) (stdout, stderr string, err error) {
-	cmd := exec.Command(c.kubectlBin, append([]string{"--kubeconfig", c.kubeconfig}, args...)...)
+	cmd := exec.Command(c.kubectlBin, append(c.globalFlags(), args...)...)
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
 	}
@@ -209,6 +211,11 @@ func (c *cluster) try(t *testing.T, stdin string, args ...string) string {
 		t.Errorf("kubectl %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
 	}
 	return out
+}
+
+// globalFlags are kubectl's flags for the cluster.
+func (c *cluster) globalFlags() []string {
+	return []string{"--kubeconfig", c.kubeconfig, "--cache-dir", c.cacheDir}
 }
 
 // mustKubectl runs kubectl and fails the test if it fails.
