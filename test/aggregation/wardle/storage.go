@@ -31,7 +31,8 @@ var flunders = SchemeGroupVersion.WithResource("flunders").GroupResource()
 // interfaces k8s.io/apiserver's handlers serve get, list, watch, create,
 // update, patch (server-side apply included) and delete with. It keeps
 // every change it made so that a watch can start at any resource version
-// it handed out.
+// it handed out (a real server would keep a bounded window and answer
+// 410 Gone before it).
 type store struct {
 	mu      sync.Mutex
 	rv      uint64
@@ -61,9 +62,6 @@ func (s *store) NamespaceScoped() bool   { return true }
 func (s *store) GetSingularName() string { return "flunder" }
 func (s *store) ShortNames() []string    { return []string{"fl"} }
 func key(namespace, name string) string  { return namespace + "/" + name }
-func (s *store) DeleteCollection(context.Context, rest.ValidateObjectFunc, *metav1.DeleteOptions, *metainternalversion.ListOptions) (runtime.Object, error) {
-	return nil, apierrors.NewMethodNotSupported(flunders, "deletecollection")
-}
 
 func (s *store) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
 	s.mu.Lock()
@@ -281,6 +279,26 @@ func (s *store) Delete(ctx context.Context, name string, deleteValidation rest.V
 		return f.DeepCopy(), true, nil
 	}
 	return s.record(watch.Deleted, f.DeepCopy()), true, nil
+}
+
+// DeleteCollection deletes the flunders the list options select.
+func (s *store) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *metainternalversion.ListOptions) (runtime.Object, error) {
+	list, err := s.List(ctx, listOpts)
+	if err != nil {
+		return nil, err
+	}
+	deleted := &FlunderList{}
+	for _, f := range list.(*FlunderList).Items {
+		obj, _, err := s.Delete(ctx, f.Name, deleteValidation, opts)
+		if apierrors.IsNotFound(err) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		deleted.Items = append(deleted.Items, *obj.(*Flunder))
+	}
+	return deleted, nil
 }
 
 // ConvertToTable gives kubectl get its columns.
