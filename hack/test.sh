@@ -109,3 +109,10 @@ echo "== queue set against kube-apiserver's (test/apfdiff)"
 # Helm out of kapi's dependencies.
 echo "== helm (test/helm)"
 (cd test/helm && go vet ./... && go test -count=1 ./...)
+
+# An extension API server built with k8s.io/apiserver, registered with an
+# APIService on a kapi binary and used through it with the real kubectl,
+# compared with kube-apiserver's recorded answers. Its own module keeps
+# k8s.io/apiserver out of kapi's dependencies.
+echo "== aggregation (test/aggregation)"
+(cd test/aggregation && go vet ./... && go test -count=1 ./...)
