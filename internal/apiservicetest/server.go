@@ -27,6 +27,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/kapi-dev/kapi/internal/testpki"
 	"k8s.io/streaming/pkg/httpstream"
 )
 
@@ -39,7 +40,7 @@ type Options struct {
 	// aggregator verifies.
 	DNSNames []string
 	// ServingCA signs the serving certificate; nil makes one.
-	ServingCA *CA
+	ServingCA *testpki.CA
 	// Addr is where it listens; 127.0.0.1:0 if empty.
 	Addr string
 	// ClientCAs, if set, are the CAs a client certificate must be
@@ -83,7 +84,7 @@ func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
 	ca := opts.ServingCA
 	if ca == nil {
-		ca = NewCA(t, "backend-ca")
+		ca = testpki.NewCA(t, "backend-ca")
 	}
 	addr := opts.Addr
 	if addr == "" {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
-	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/aggregator/autoregister"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/client"
@@ -63,13 +61,9 @@ type RemoteHandlers interface {
 type Config struct {
 	// RESTOptions make the storage of apiservices.
 	RESTOptions generic.RESTOptions
-	// Admission is the admission chain of every write, the same one the
-	// other servers of the delegation chain use.
-	Admission admission.Interface
-	// EquivalentResources learns the kind of each installed resource.
-	EquivalentResources *admission.EquivalentResourceRegistry
-	MinRequestTimeout   time.Duration
-	MaxRequestBodyBytes int64
+	// Serving is how apiservices are served, as every other server of
+	// the chain serves its own.
+	endpoints.Serving
 	// OpenAPI receives the description of apiservices.
 	OpenAPI *server.OpenAPIResources
 	// Logger receives the server's log; nil discards it.
@@ -115,17 +109,14 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		return nil, err
 	}
 	agv := &endpoints.APIGroupVersion{
-		GroupVersion:        apiregistrationv1.SchemeGroupVersion,
-		Storage:             st.Map(),
-		Scheme:              scheme.Scheme,
-		Serializer:          scheme.Codecs,
-		StrictSerializer:    serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict),
-		ParameterCodec:      scheme.ParameterCodec,
-		Admission:           cfg.Admission,
-		EquivalentResources: cfg.EquivalentResources,
-		Logger:              cfg.Logger,
-		MinRequestTimeout:   cfg.MinRequestTimeout,
-		MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
+		GroupVersion:     apiregistrationv1.SchemeGroupVersion,
+		Storage:          st.Map(),
+		Scheme:           scheme.Scheme,
+		Serializer:       scheme.Codecs,
+		StrictSerializer: serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict),
+		ParameterCodec:   scheme.ParameterCodec,
+		Serving:          cfg.Serving,
+		Logger:           cfg.Logger,
 	}
 	if err := gs.InstallAPIGroupVersion(agv, GroupPriority, 0); err != nil {
 		return nil, err

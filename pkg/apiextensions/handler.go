@@ -297,23 +297,21 @@ func (h *crdHandler) build(crd *apiextensionsv1.CustomResourceDefinition) (*serv
 		}
 		served.storages[v.Name] = st
 		agv := &endpoints.APIGroupVersion{
-			GroupVersion:        gv,
-			Storage:             st.Map(),
-			Scheme:              scheme.Scheme,
-			Serializer:          codecs.Serializer(),
-			StrictSerializer:    codecs.StrictSerializer(),
-			ParameterCodec:      scheme.ParameterCodec,
-			Admission:           h.cfg.Admission,
-			EquivalentResources: h.cfg.EquivalentResources,
-			MinRequestTimeout:   h.cfg.MinRequestTimeout,
-			MaxRequestBodyBytes: h.cfg.MaxRequestBodyBytes,
-			Typer:               codecs,
-			Creater:             codecs,
-			Convertor:           codecs,
-			Defaulter:           codecs,
-			VerbOrder:           crVerbOrder,
-			TypeConverter:       typeConverter,
-			RouteByVerb:         true,
+			GroupVersion:     gv,
+			Storage:          st.Map(),
+			Scheme:           scheme.Scheme,
+			Serializer:       codecs.Serializer(),
+			StrictSerializer: codecs.StrictSerializer(),
+			ParameterCodec:   scheme.ParameterCodec,
+			Serving:          h.cfg.Serving,
+			Logger:           h.cfg.Logger,
+			Typer:            codecs,
+			Creater:          codecs,
+			Convertor:        codecs,
+			Defaulter:        codecs,
+			VerbOrder:        crVerbOrder,
+			TypeConverter:    typeConverter,
+			RouteByVerb:      true,
 		}
 		gvh, err := agv.Install()
 		if err != nil {

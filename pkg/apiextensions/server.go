@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/controller"
 	"github.com/kapi-dev/kapi/pkg/apiextensions/conversion"
@@ -47,13 +45,10 @@ type Config struct {
 	RESTOptions generic.RESTOptions
 	Storage     CodecStorageFactory
 
-	Admission admission.Interface
-	// EquivalentResources learns the kind of each installed resource,
-	// custom resources included.
-	EquivalentResources *admission.EquivalentResourceRegistry
-	MinRequestTimeout   time.Duration
-	MaxRequestBodyBytes int64
-	OpenAPI             *server.OpenAPIResources
+	// Serving is how the CRDs and the custom resources are served; its
+	// EquivalentResources learns the custom resources' kinds too.
+	endpoints.Serving
+	OpenAPI *server.OpenAPIResources
 	// Logger receives the controllers' log; nil discards it.
 	Logger *slog.Logger
 
@@ -93,17 +88,14 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		return nil, err
 	}
 	agv := &endpoints.APIGroupVersion{
-		GroupVersion:        apiextensionsv1.SchemeGroupVersion,
-		Storage:             crds.Map(),
-		Scheme:              scheme.Scheme,
-		Serializer:          scheme.Codecs,
-		StrictSerializer:    serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict),
-		ParameterCodec:      scheme.ParameterCodec,
-		Admission:           cfg.Admission,
-		EquivalentResources: cfg.EquivalentResources,
-		Logger:              cfg.Logger,
-		MinRequestTimeout:   cfg.MinRequestTimeout,
-		MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
+		GroupVersion:     apiextensionsv1.SchemeGroupVersion,
+		Storage:          crds.Map(),
+		Scheme:           scheme.Scheme,
+		Serializer:       scheme.Codecs,
+		StrictSerializer: serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict),
+		ParameterCodec:   scheme.ParameterCodec,
+		Serving:          cfg.Serving,
+		Logger:           cfg.Logger,
 	}
 	if err := s.InstallAPIGroupVersion(agv, groupPriority, 0); err != nil {
 		return nil, err

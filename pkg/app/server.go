@@ -9,13 +9,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"k8s.io/client-go/dynamic"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"k8s.io/client-go/dynamic"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -41,6 +42,7 @@ import (
 	"github.com/kapi-dev/kapi/pkg/controlplane"
 	"github.com/kapi-dev/kapi/pkg/controlplane/clusterauthenticationtrust"
 	"github.com/kapi-dev/kapi/pkg/controlplane/reconcilers"
+	"github.com/kapi-dev/kapi/pkg/endpoints"
 	"github.com/kapi-dev/kapi/pkg/endpoints/discovery"
 	"github.com/kapi-dev/kapi/pkg/metrics"
 	"github.com/kapi-dev/kapi/pkg/openapi"
@@ -266,15 +268,19 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		TableConvertor: printers.New(),
 	}
 
-	apiextensionsServer, err := apiextensions.New(apiextensions.Config{
-		RESTOptions:         restOptions,
-		Storage:             storageBackend,
+	// Every server of the chain serves its group versions alike.
+	serving := endpoints.Serving{
 		Admission:           admit,
 		EquivalentResources: equivalentResources,
 		MinRequestTimeout:   c.MinRequestTimeout,
 		MaxRequestBodyBytes: c.MaxRequestBodyBytes,
-		OpenAPI:             openAPI,
-		Logger:              log.With("component", "apiextensions"),
+	}
+	apiextensionsServer, err := apiextensions.New(apiextensions.Config{
+		RESTOptions: restOptions,
+		Storage:     storageBackend,
+		Serving:     serving,
+		OpenAPI:     openAPI,
+		Logger:      log.With("component", "apiextensions"),
 		// A CRD may not take the name of a resource the chain serves.
 		BuiltinResource: disc.HasResource,
 	}, server.NotFoundServer{}, disc)
@@ -283,8 +289,7 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 	}
 	kube, err := controlplane.New(controlplane.Config{
 		RESTOptions:           restOptions,
-		Admission:             admit,
-		EquivalentResources:   equivalentResources,
+		Serving:               serving,
 		Logger:                log.With("component", "kube"),
 		ServiceClusterIPRange: c.ServiceClusterIPRange,
 		ServiceNodePortRange:  c.ServiceNodePortRange,
@@ -298,8 +303,6 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		PublicAddress:         public,
 		Authorizer:            authz,
 		RuleResolver:          authz,
-		MinRequestTimeout:     c.MinRequestTimeout,
-		MaxRequestBodyBytes:   c.MaxRequestBodyBytes,
 		ServiceAccountTokens:  saTokens.issue,
 		Authenticator:         authn.request,
 		APIAudiences:          saTokens.apiAudiences,
@@ -328,13 +331,10 @@ func New(ctx context.Context, c *Config) (srv *Server, err error) {
 		return nil, err
 	}
 	apiServices, err := aggregatorserver.New(aggregatorserver.Config{
-		RESTOptions:         restOptions,
-		Admission:           admit,
-		EquivalentResources: equivalentResources,
-		MinRequestTimeout:   c.MinRequestTimeout,
-		MaxRequestBodyBytes: c.MaxRequestBodyBytes,
-		OpenAPI:             openAPI,
-		Logger:              log.With("component", "aggregator"),
+		RESTOptions: restOptions,
+		Serving:     serving,
+		OpenAPI:     openAPI,
+		Logger:      log.With("component", "aggregator"),
 		// Their group versions get APIServices.
 		CRDs:   client.InformerFor[*apiextensionsv1.CustomResourceDefinition, *apiextensionsv1.CustomResourceDefinitionList](sharedInformers, "customresourcedefinitions"),
 		Remote: remoteAPIServices.handlers,

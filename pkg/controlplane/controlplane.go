@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
-	"github.com/kapi-dev/kapi/pkg/admission"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/authentication/authenticator"
 	"github.com/kapi-dev/kapi/pkg/authorization/authorizer"
@@ -90,11 +89,9 @@ type Config struct {
 	// endpoints; nil answers it with kube-apiserver's 503 for a service
 	// without endpoints.
 	EndpointSlices service.EndpointSlices
-	// Admission is the admission chain of every write, the same one the
-	// other servers of the delegation chain use.
-	Admission admission.Interface
-	// EquivalentResources learns the kind of each installed resource.
-	EquivalentResources *admission.EquivalentResourceRegistry
+	// Serving is how the built-in groups are served, as every other
+	// server of the chain serves its own.
+	endpoints.Serving
 	// Logger receives the log of the built-in groups' machinery; nil
 	// discards it.
 	Logger *slog.Logger
@@ -118,10 +115,8 @@ type Config struct {
 	SecurePort int
 	// Authorizer and RuleResolver answer the access reviews of
 	// authorization.k8s.io: the server's own authorization chain.
-	Authorizer          authorizer.Authorizer
-	RuleResolver        authorizer.RuleResolver
-	MinRequestTimeout   time.Duration
-	MaxRequestBodyBytes int64
+	Authorizer   authorizer.Authorizer
+	RuleResolver authorizer.RuleResolver
 	// ServiceAccountTokens issue the tokens of serviceaccounts/token.
 	ServiceAccountTokens serviceaccount.TokenConfig
 	// Authenticator is the server's request authenticator, which
@@ -201,18 +196,15 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 	strict := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict)
 	for _, g := range served {
 		agv := &endpoints.APIGroupVersion{
-			GroupVersion:        g.gv,
-			Storage:             g.storage,
-			Scheme:              scheme.Scheme,
-			Defaulter:           gated.Defaulter(scheme.Scheme, cfg.FeatureGates),
-			Serializer:          scheme.Codecs,
-			StrictSerializer:    strict,
-			ParameterCodec:      scheme.ParameterCodec,
-			Admission:           cfg.Admission,
-			EquivalentResources: cfg.EquivalentResources,
-			Logger:              cfg.Logger,
-			MinRequestTimeout:   cfg.MinRequestTimeout,
-			MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
+			GroupVersion:     g.gv,
+			Storage:          g.storage,
+			Scheme:           scheme.Scheme,
+			Defaulter:        gated.Defaulter(scheme.Scheme, cfg.FeatureGates),
+			Serializer:       scheme.Codecs,
+			StrictSerializer: strict,
+			ParameterCodec:   scheme.ParameterCodec,
+			Serving:          cfg.Serving,
+			Logger:           cfg.Logger,
 		}
 		// Versions of a group are ordered by their names in discovery
 		// (v2 before v1 before v1beta1), as kube-apiserver orders them.

@@ -29,6 +29,21 @@ import (
 	"github.com/kapi-dev/kapi/pkg/registry/rest"
 )
 
+// Serving is how every group version of the delegation chain is served,
+// whichever server installs it: through the one admission chain, with
+// the same request limits. It is built once and handed to each server.
+type Serving struct {
+	Admission admission.Interface
+	// EquivalentResources, if set, learns the kind each resource serves,
+	// for the admission webhooks and policies of matchPolicy Equivalent.
+	EquivalentResources *admission.EquivalentResourceRegistry
+	// MinRequestTimeout is --min-request-timeout: watches last between
+	// it and twice it, unless they ask for less.
+	MinRequestTimeout time.Duration
+	// MaxRequestBodyBytes is --max-resource-write-bytes.
+	MaxRequestBodyBytes int64
+}
+
 // APIGroupVersion is the REST storage of one group version and what its
 // handlers need.
 type APIGroupVersion struct {
@@ -40,13 +55,8 @@ type APIGroupVersion struct {
 	Serializer       runtime.NegotiatedSerializer
 	StrictSerializer runtime.NegotiatedSerializer
 	ParameterCodec   runtime.ParameterCodec
-	Admission        admission.Interface
-	// EquivalentResources, if set, learns the kind each resource serves,
-	// for the admission webhooks and policies of matchPolicy Equivalent.
-	EquivalentResources *admission.EquivalentResourceRegistry
 
-	MinRequestTimeout   time.Duration
-	MaxRequestBodyBytes int64
+	Serving
 
 	// Typer, Creater, Convertor and Defaulter replace the scheme for
 	// objects it does not know (custom resources). Nil means Scheme.

@@ -28,6 +28,7 @@ import (
 
 	"github.com/kapi-dev/kapi/internal/apiservicetest"
 	"github.com/kapi-dev/kapi/internal/required"
+	"github.com/kapi-dev/kapi/internal/testpki"
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
 	"github.com/kapi-dev/kapi/pkg/app"
 	"github.com/kapi-dev/kapi/pkg/client"
@@ -101,13 +102,13 @@ type aggregatorE2E struct {
 	server     *testserver.Server
 	kube       kubernetes.Interface
 	apiSvcs    client.WithStatus[*apiregistrationv1.APIService, *apiregistrationv1.APIServiceList]
-	frontProxy *apiservicetest.CA
+	frontProxy *testpki.CA
 	certFile   string
 	keyFile    string
 }
 
 func startAggregatorE2E(t *testing.T, routing bool) *aggregatorE2E {
-	e := &aggregatorE2E{t: t, frontProxy: apiservicetest.NewCA(t, "front-proxy-ca")}
+	e := &aggregatorE2E{t: t, frontProxy: testpki.NewCA(t, "front-proxy-ca")}
 	dir := t.TempDir()
 	e.certFile, e.keyFile = filepath.Join(dir, "front-proxy-client.crt"), filepath.Join(dir, "front-proxy-client.key")
 	e.writeClientCert("front-proxy-client")

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapi-dev/kapi/internal/apiservicetest"
+	"github.com/kapi-dev/kapi/internal/testpki"
 	"github.com/kapi-dev/kapi/pkg/aggregator/proxy"
 	"github.com/kapi-dev/kapi/pkg/serviceresolver"
 )
@@ -98,7 +99,7 @@ type world struct {
 	apiServices, services, slices cache.SharedIndexInformer
 	lister                        Lister
 	writer                        *recordingWriter
-	frontProxy                    *apiservicetest.CA
+	frontProxy                    *testpki.CA
 	cert                          *proxy.ClientCert
 	metrics                       *Metrics
 }
@@ -143,7 +144,7 @@ func newWorld(t *testing.T) *world {
 		apiServices: newInformer(nil, &apiregistrationv1.APIService{}),
 		services:    newInformer(nil, &corev1.Service{}),
 		slices:      newInformer(nil, &discoveryv1.EndpointSlice{}),
-		frontProxy:  apiservicetest.NewCA(t, "front-proxy-ca"),
+		frontProxy:  testpki.NewCA(t, "front-proxy-ca"),
 		metrics:     NewMetrics(),
 	}
 	w.lister = listers.New[*apiregistrationv1.APIService](w.apiServices.GetIndexer(), apiregistrationv1.Resource("apiservice"))

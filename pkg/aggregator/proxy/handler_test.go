@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapi-dev/kapi/internal/apiservicetest"
+	"github.com/kapi-dev/kapi/internal/testpki"
 	"github.com/kapi-dev/kapi/pkg/authentication/user"
 	"github.com/kapi-dev/kapi/pkg/endpoints/auditcontext"
 	"github.com/kapi-dev/kapi/pkg/endpoints/request"
@@ -79,7 +80,7 @@ const (
 type fixture struct {
 	t          *testing.T
 	backend    *apiservicetest.Server
-	frontProxy *apiservicetest.CA
+	frontProxy *testpki.CA
 	certFile   string
 	keyFile    string
 	cert       *ClientCert
@@ -93,7 +94,7 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
-	f := &fixture{t: t, frontProxy: apiservicetest.NewCA(t, "front-proxy-ca")}
+	f := &fixture{t: t, frontProxy: testpki.NewCA(t, "front-proxy-ca")}
 	f.backend = apiservicetest.Start(t, apiservicetest.Options{Group: group, Version: "v1",
 		DNSNames: []string{service + "." + namespace + ".svc"}, ClientCAs: f.frontProxy.Pool})
 	dir := t.TempDir()
@@ -348,7 +349,7 @@ func TestUnreachableAndRedirectingBackends(t *testing.T) {
 // holds no certificate is client-go's error, a 500.
 func TestTLSIsVerifiedWithTheCABundleForTheServiceName(t *testing.T) {
 	f := newFixture(t)
-	other := apiservicetest.NewCA(t, "other")
+	other := testpki.NewCA(t, "other")
 	wrong := f.apiService.DeepCopy()
 	wrong.Spec.CABundle = other.PEM
 	f.handler.Update(wrong)

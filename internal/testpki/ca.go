@@ -1,4 +1,4 @@
-package apiservicetest
+package testpki
 
 import (
 	"crypto/ecdsa"
