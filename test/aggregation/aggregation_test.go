@@ -222,10 +222,14 @@ func TestExtensionServer(t *testing.T) {
 	})
 
 	t.Run("deleting the APIService removes the group from discovery", func(t *testing.T) {
+		start := time.Now()
 		c.try(t, "", "delete", "apiservice", apiServiceName)
 		if err := waitForDiscovery(c, false); err != nil {
 			t.Error(err)
 		}
+		// The issue asks for under a second; a duration is logged, never
+		// asserted.
+		t.Logf("the group left discovery %v after kubectl was asked to delete its APIService", time.Since(start))
 		register(t)
 		if _, err := waitForCondition(c, "True"); err != nil {
 			t.Error(err)
