@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -9,11 +8,8 @@ import (
 	"slices"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/listers"
 	"k8s.io/client-go/tools/cache"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
@@ -122,25 +118,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 		return nil, err
 	}
 
-	informer := cache.NewSharedIndexInformer(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return st.APIService.List(ctx, &opts)
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			w, err := st.APIService.Watch(ctx, &opts)
-			if err != nil {
-				return nil, err
-			}
-			// The watch cache shares one encoding-caching wrapper between
-			// watchers; the informer wants the object itself.
-			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
-				if co, ok := e.Object.(runtime.CacheableObject); ok {
-					e.Object = co.GetObject()
-				}
-				return e, true
-			}), nil
-		},
-	}, &apiregistrationv1.APIService{}, 0, cache.Indexers{})
+	informer := cache.NewSharedIndexInformer(st.APIService.ListWatch(), &apiregistrationv1.APIService{}, 0, cache.Indexers{})
 
 	s := &Server{
 		GenericAPIServer: gs,

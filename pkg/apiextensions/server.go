@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kapi-dev/kapi/pkg/api/scheme"
@@ -102,25 +101,7 @@ func New(cfg Config, delegate server.DelegationTarget, disc *discovery.Registry)
 	}
 
 	handler := newCRDHandler(cfg, disc, s.SetGroupVersionHandler)
-	informer := cache.NewSharedIndexInformer(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return crds.CRD.List(ctx, &opts)
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			w, err := crds.CRD.Watch(ctx, &opts)
-			if err != nil {
-				return nil, err
-			}
-			// The watch cache shares one encoding-caching wrapper between
-			// watchers; the informer wants the object itself.
-			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
-				if co, ok := e.Object.(runtime.CacheableObject); ok {
-					e.Object = co.GetObject()
-				}
-				return e, true
-			}), nil
-		},
-	}, &apiextensionsv1.CustomResourceDefinition{}, 0, cache.Indexers{byGroup: indexByGroup})
+	informer := cache.NewSharedIndexInformer(crds.CRD.ListWatch(), &apiextensionsv1.CustomResourceDefinition{}, 0, cache.Indexers{byGroup: indexByGroup})
 	lister := storeLister{informer.GetIndexer()}
 	writeStatus := func(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) (*apiextensionsv1.CustomResourceDefinition, error) {
 		out, _, err := crds.Status.Update(ctx, crd.Name, rest.DefaultUpdatedObjectInfo(crd), nil, nil, false, &metav1.UpdateOptions{})
